@@ -1,0 +1,153 @@
+"""The grading child: one fresh interpreter per grading, started by ``runner.run_child``.
+
+Order matters. Everything the verdict depends on (torch's entry points, the counting backend,
+the reference outputs, the truths for prediction questions) is taken or computed *before* the
+submission's code runs, and the entry points are compared again afterwards. The result goes back
+through a pipe the parent opened, never through stdout, which belongs to the submission.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import os
+import sys
+import time
+import traceback
+
+
+def _write(fd: int, payload: dict) -> None:
+    data = json.dumps(payload, default=str).encode()
+    with os.fdopen(fd, "wb", closefd=True) as channel:
+        channel.write(data)
+
+
+def _load_module(name: str, path: str):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _submission_frames(tb, path: str) -> str:
+    """The traceback lines that are in the learner's own file."""
+    frames = [f for f in traceback.extract_tb(tb) if os.path.abspath(f.filename) == os.path.abspath(path)]
+    return "; ".join(f"line {f.lineno}: {(f.line or '').strip()}" for f in frames[-2:])
+
+
+def main() -> None:
+    job = json.loads(sys.stdin.readline())
+    channel = os.dup(job["result_fd"])  # keep our own copy; the submission is told nothing
+    os.close(job["result_fd"])
+    started = time.perf_counter()
+    payload = {"ok": False, "stage": "startup", "message": ""}
+    try:
+        payload = grade_in_child(job)
+    except BaseException as exc:  # noqa: BLE001 - whatever happens, the parent gets a result
+        payload = {"ok": False, "stage": "internal", "message": f"The grader itself failed: {type(exc).__name__}: {exc}",
+                   "traceback": traceback.format_exc()[-4000:]}
+    payload["duration_s"] = time.perf_counter() - started
+    sys.stdout.flush()
+    sys.stderr.flush()
+    _write(channel, payload)
+    os._exit(0)  # skip interpreter teardown: nothing the submission registered (atexit) runs after the verdict
+
+
+def grade_in_child(job: dict) -> dict:
+    sys.path.insert(0, job["root"])
+    import torch
+
+    from autograder import checks, probe, timing
+    from autograder.exercise import parse_master, starter_source
+    from autograder.integrity import Watch
+
+    exercise = parse_master(__import__("pathlib").Path(job["master"]))
+    watch = Watch.capture(torch, probe, checks, timing)
+    base = {"torch": torch.__version__, "device": timing.device_name(), "seed": job["seed"]}
+
+    # The grader's own copy: schedule, reference outputs and truths, before any learner code runs.
+    probe.clean_state()
+    torch.manual_seed(job["seed"])
+    master = _load_module("autograder_reference", job["master"])
+    generator = torch.Generator().manual_seed(job["seed"])
+    calls = master.calls(generator)
+    reference = getattr(master, "reference", None) or getattr(master, exercise.entry)
+    if exercise.factory and not hasattr(master, "reference"):
+        torch.manual_seed(job["seed"])
+        reference = reference()
+    expected = [probe._detach(reference(*copy.deepcopy(args))) for args in calls]
+    truth = {spec.name: getattr(master, spec.params.get("truth", "expected_answers"))()
+             for spec in exercise.checks if spec.kind == "answers"}
+    probe.clean_state()
+    config_before = probe.config_snapshot()
+
+    # The submission.
+    path = job["submission"]
+    source = open(path, "rb").read().decode("utf-8")
+    try:
+        compile(source, path, "exec")
+    except SyntaxError as exc:
+        return {**base, "ok": False, "stage": "syntax",
+                "message": f"Your file has a syntax error on line {exc.lineno}: {exc.msg}. Fix it so Python can read the file, then check again."}
+    torch.manual_seed(job["seed"])
+    try:
+        submission = _load_module("submission", path)
+    except SystemExit:
+        return {**base, "ok": False, "stage": "import", "message": "Your file called sys.exit() while it was imported. Keep the demo under `if __name__ == \"__main__\":`."}
+    except BaseException as exc:  # noqa: BLE001
+        where = _submission_frames(exc.__traceback__, path)
+        return {**base, "ok": False, "stage": "import",
+                "message": f"Your file raised {type(exc).__name__}: {exc} while it was imported ({where or 'outside your file'}). "
+                           "Fix that error; code that should only run when you run the file belongs under `if __name__ == \"__main__\":`."}
+
+    violations = watch.violations()
+    changes = probe.config_changes(config_before)
+    allowed = set(exercise.allow_config)
+    for key in sorted(set(changes) - allowed):
+        violations.append(f"torch._dynamo.config.{key} was changed ({changes[key][0]!r} -> {changes[key][1]!r}); this exercise does not allow it")
+    probe.config_restore(config_before, keep=allowed)
+    if probe.stance() != "default":
+        violations.append(f"the compiler stance was set to {probe.stance()!r}; the grader uses the default stance")
+
+    entry = getattr(submission, exercise.entry, None)
+    if entry is None or not callable(entry):
+        return {**base, "ok": False, "stage": "entry",
+                "message": f"Your file must define a callable named `{exercise.entry}` (it is what the grader compiles). "
+                           f"Did you rename or delete it? `python -m autograder reset {exercise.id}` restores the starting file."}
+    if exercise.factory:
+        torch.manual_seed(job["seed"])
+        entry = entry()
+
+    options = dict(exercise.compile)
+    chosen = getattr(submission, "COMPILE_OPTIONS", {}) or {}
+    if isinstance(chosen, dict):
+        for key in exercise.submission_may_set:
+            if key in chosen:
+                options[key] = chosen[key]
+    measurement = probe.measure(entry, calls, options, prefer_file=path)
+    violations += [v for v in watch.violations() if v not in violations]
+    if probe.stance() != "default":
+        violations.append(f"the compiler stance was changed to {probe.stance()!r} while your code ran")
+
+    def starter_entry():
+        text = starter_source(open(job["master"], encoding="utf-8").read(), exercise.id, exercise.title)
+        module = type(sys)("autograder_starter")
+        exec(compile(text, "<starter>", "exec"), module.__dict__)
+        made = getattr(module, exercise.entry)
+        return made() if exercise.factory else made
+
+    ctx = checks.Context(exercise=exercise, measurement=measurement, calls=calls, expected=expected, submission=submission,
+                         master=master, entry=entry, truth=truth, submission_file=path, starter_entry=starter_entry)
+    results = checks.run_checks(ctx)
+    violations += [v for v in watch.violations() if v not in violations]
+    measurements = measurement.to_dict()
+    measurements["timings"] = measurement.__dict__.get("timings", {})
+    measurements["compile_options"] = {k: v for k, v in options.items()}
+    return {**base, "ok": True, "stage": "graded", "checks": [r.__dict__ for r in results],
+            "measurements": measurements, "violations": violations}
+
+
+if __name__ == "__main__":
+    main()

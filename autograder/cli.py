@@ -1,0 +1,184 @@
+"""``python -m autograder``: a thin command line over ``grade()``.
+
+Exit status: 0 when the grade passed (or the command succeeded), 1 when it did not, 2 for a usage
+error (unknown exercise id, missing file, bad arguments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import build as builder
+from . import progress
+from .exercise import ExerciseFormatError, discover, load
+from .grader import grade
+from .report import render, use_colour
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+def _exercise(exercise_id: str):
+    try:
+        return load(exercise_id)
+    except KeyError:
+        known = ", ".join(e.id for e in discover())
+        raise UsageError(f"unknown exercise id {exercise_id!r}. Known: {known}") from None
+
+
+def cmd_list(args) -> int:
+    exercises = discover()
+    if args.json:
+        print(json.dumps([e.summary() for e in exercises], indent=1))
+        return EXIT_OK
+    state = progress.load()
+    chapter = None
+    for e in exercises:
+        if e.chapter != chapter:
+            chapter = e.chapter
+            print(f"\nChapter {e.chapter_number} ({e.chapter}, lesson {e.rel(e.lesson)})")
+        done = "done" if state.get(e.id, {}).get("passed") else "    "
+        needs = f"  [needs {', '.join(e.needs)}]" if e.needs else ""
+        print(f"  {done}  {e.id:<24} {', '.join(e.syllabus):<10} {e.title}{needs}")
+    return EXIT_OK
+
+
+def cmd_grade(args) -> int:
+    _exercise(args.id)
+    try:
+        result = grade(args.id, args.path, seed=args.seed, timeout=args.timeout)
+    except FileNotFoundError:
+        raise UsageError(f"no such file: {args.path}") from None
+    if args.json:
+        print(result.to_json())
+    else:
+        print(render(result, colour=use_colour()))
+    return EXIT_OK if result.passed else EXIT_FAILED
+
+
+def _next_unsolved():
+    for e in discover():
+        if not progress.passed(e.id):
+            return e
+    return None
+
+
+def cmd_check(args) -> int:
+    exercise = _exercise(args.id) if args.id else _next_unsolved()
+    if exercise is None:
+        print("Every exercise has passed. Well done.")
+        return EXIT_OK
+    print(f"Checking {exercise.rel(exercise.starter)} ({exercise.title}) ...", flush=True)
+    result = grade(exercise.id, seed=args.seed)
+    print(render(result, colour=use_colour()))
+    progress.record_result(exercise.id, result.passed, result.score, result.max_score)
+    return EXIT_OK if result.passed else EXIT_FAILED
+
+
+def cmd_hint(args) -> int:
+    exercise = _exercise(args.id)
+    if args.all:
+        for number, text in enumerate(exercise.hints, start=1):
+            print(f"Hint {number}/{len(exercise.hints)}: {text}\n")
+        return EXIT_OK
+    level = progress.next_hint_level(exercise.id, len(exercise.hints))
+    print(f"Hint {level + 1}/{len(exercise.hints)} for {exercise.id}: {exercise.hints[level]}")
+    if level + 1 < len(exercise.hints):
+        print(f"(Run `python -m autograder hint {exercise.id}` again for the next one.)")
+    return EXIT_OK
+
+
+def cmd_reset(args) -> int:
+    exercise = _exercise(args.id)
+    path = builder.restore_starter(exercise)
+    print(f"Restored {exercise.rel(path)} to its starting state.")
+    return EXIT_OK
+
+
+def cmd_build(args) -> int:
+    written = builder.build()
+    for path in written:
+        print(f"wrote {path.relative_to(builder.ROOT)}")
+    extra = builder.unexpected_files()
+    for path in extra:
+        print(f"warning: {path.relative_to(builder.ROOT)} is not generated from any master", file=sys.stderr)
+    print(f"{len(written)} file(s) written.")
+    return EXIT_OK
+
+
+def cmd_dev_check(args) -> int:
+    from . import dev
+
+    def show(exercise, starter, solution):
+        print(f"  {exercise.id:<24} starter {starter.status:<6} ({starter.score}/{starter.max_score}, "
+              f"{starter.duration_s:.1f}s)  solution {solution.status:<6} ({solution.score}/{solution.max_score}, "
+              f"{solution.duration_s:.1f}s)", flush=True)
+
+    report = dev.check(args.ids or None, workers=args.workers, progress=show)
+    for finding in report.findings:
+        print(f"PROBLEM {finding.exercise}: {finding.problem}")
+    print("dev check: OK" if report.ok else f"dev check: {len(report.findings)} problem(s)")
+    return EXIT_OK if report.ok else EXIT_FAILED
+
+
+def main_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m autograder", description="Grade and explore the torch.compile course exercises.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("list", help="list the exercises (with --json: one object per exercise)")
+    p.add_argument("--json", action="store_true", help="print a JSON array instead of a table")
+    p.set_defaults(run=cmd_list)
+
+    p = sub.add_parser("grade", help="grade a file as a submission for an exercise")
+    p.add_argument("id", help="exercise id, see `list`")
+    p.add_argument("path", help="the submission: an edited exercise .py file")
+    p.add_argument("--json", action="store_true", help="print exactly one JSON object with the result")
+    p.add_argument("--seed", type=int, default=None, help="seed for the hidden inputs (default: a new one each time)")
+    p.add_argument("--timeout", type=float, default=None, help="wall-clock limit in seconds (default: the exercise's)")
+    p.set_defaults(run=cmd_grade)
+
+    p = sub.add_parser("check", help="grade your working copy in exercises/ and explain the result")
+    p.add_argument("id", nargs="?", help="exercise id (default: the next one you have not passed)")
+    p.add_argument("--seed", type=int, default=None, help="seed for the hidden inputs")
+    p.set_defaults(run=cmd_check)
+
+    p = sub.add_parser("hint", help="show the next hint for an exercise")
+    p.add_argument("id", help="exercise id")
+    p.add_argument("--all", action="store_true", help="show every hint at once")
+    p.set_defaults(run=cmd_hint)
+
+    p = sub.add_parser("reset", help="restore an exercise's starting file (your edits are lost)")
+    p.add_argument("id", help="exercise id")
+    p.set_defaults(run=cmd_reset)
+
+    p = sub.add_parser("build", help="regenerate exercises/ and the index files from solutions/")
+    p.set_defaults(run=cmd_build)
+
+    p = sub.add_parser("dev", help="maintainer commands")
+    dev_sub = p.add_subparsers(dest="dev_command", required=True)
+    q = dev_sub.add_parser("check", help="prove every starter fails for its declared reason, every solution passes, files are current")
+    q.add_argument("ids", nargs="*", help="only these exercises (default: all)")
+    q.add_argument("--workers", type=int, default=2, help="gradings run at once")
+    q.set_defaults(run=cmd_dev_check)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = main_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_USAGE if exc.code else EXIT_OK
+    try:
+        return args.run(args)
+    except UsageError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ExerciseFormatError as exc:
+        print(f"error: an exercise master is malformed: {exc}", file=sys.stderr)
+        return EXIT_USAGE

@@ -1,0 +1,88 @@
+"""``grade()``: the one call every front end (CLI, pytest plugin, notebook, nbgrader) goes through."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import time
+from pathlib import Path
+
+from . import exercise as exercise_format
+from .result import ERROR, FAILED, CheckResult, Result, settle
+from .runner import run_child
+
+MAX_SUBMISSION_BYTES = 1_000_000
+
+
+def _error(exercise, path: str, message: str, seed=None, output_tail: str = "", **extra) -> Result:
+    """A grade for a submission that could not be measured: every check failed, with the reason."""
+    checks = [CheckResult(c.name, c.kind, FAILED, 0, c.points, "Not run: " + message.split(". ")[0] + ".", c.section)
+              for c in exercise.checks]
+    return Result(exercise=exercise.id, status=ERROR, score=0, max_score=exercise.max_score, checks=checks,
+                  measurements={}, message=message, submission=path, seed=seed, lesson=exercise.rel(exercise.lesson),
+                  output_tail=output_tail, **extra)
+
+
+def grade(exercise_id: str, path: str | os.PathLike | None = None, *, seed: int | None = None,
+          timeout: float | None = None) -> Result:
+    """Grade ``path`` (default: the learner's working copy in ``exercises/``) as exercise ``exercise_id``.
+
+    Raises KeyError for an unknown exercise and FileNotFoundError for a missing file; every other
+    outcome, including a crash, a hang or a syntax error in the submission, is a Result.
+    """
+    exercise = exercise_format.load(exercise_id)
+    target = Path(path) if path is not None else exercise.starter
+    if not target.is_file():
+        raise FileNotFoundError(str(target))
+    target = target.resolve()
+    shown = str(path) if path is not None else exercise.rel(exercise.starter)
+    seed = secrets.randbelow(2**31) if seed is None else int(seed)
+    started = time.perf_counter()
+
+    raw = target.read_bytes()
+    if len(raw) > MAX_SUBMISSION_BYTES:
+        return _error(exercise, shown, f"The file is {len(raw)} bytes; submissions are limited to {MAX_SUBMISSION_BYTES}. Submit only your edited exercise file.", seed)
+    try:
+        source = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _error(exercise, shown, f"The file is not UTF-8 text (byte {exc.start}). Save it as UTF-8 and check again.", seed)
+    try:
+        compile(source, str(target), "exec")
+    except SyntaxError as exc:
+        return _error(exercise, shown, f"Your file has a syntax error on line {exc.lineno}: {exc.msg}. Fix it so Python can read the file, then check again.", seed)
+
+    limit = timeout if timeout is not None else exercise.timeout
+    run = run_child({"root": str(exercise_format.ROOT), "master": str(exercise.master), "submission": str(target), "seed": seed}, limit)
+    elapsed = time.perf_counter() - started
+    payload = run.payload
+    if run.timed_out:
+        result = _error(exercise, shown, f"Grading stopped after {limit:.0f} s. Does your code loop forever, or wait for input? "
+                        "Run the file yourself to see where it hangs.", seed, run.output_tail)
+    elif payload is None:
+        result = _error(exercise, shown, f"The grading process died (exit status {run.returncode}) before it could report. "
+                        "Your code may crash Python, exit the process, or use too much memory; run the file yourself to see.",
+                        seed, run.output_tail)
+    elif not payload.get("ok"):
+        result = _error(exercise, shown, payload.get("message", "The grader could not run your file."), seed, run.output_tail,
+                        torch=payload.get("torch", ""), device=payload.get("device", ""))
+    else:
+        result = Result(exercise=exercise.id, status=FAILED, score=0, max_score=exercise.max_score,
+                        checks=[CheckResult(**c) for c in payload["checks"]], measurements=payload["measurements"],
+                        submission=shown, torch=payload["torch"], device=payload["device"], seed=seed,
+                        lesson=exercise.rel(exercise.lesson), output_tail=run.output_tail)
+        settle(result)
+        violations = payload.get("violations") or []
+        if violations:
+            for check in result.checks:
+                check.score = 0
+            result.score = 0
+            result.status = FAILED
+            result.extra["violations"] = violations
+            result.message = "Integrity: " + "; ".join(violations) + ". Fix the code itself instead."
+        elif not result.passed:
+            first = result.failed_checks()[0]
+            result.message = first.message
+        else:
+            result.message = f"Passed: {result.score}/{result.max_score}."
+    result.duration_s = round(elapsed, 3)
+    return result

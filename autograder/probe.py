@@ -1,0 +1,361 @@
+"""The one module that touches ``torch._dynamo``: count graphs, breaks, recompiles and compiled calls.
+
+The grader compiles the learner's callable with its own counting backend (``GraphTally``) and
+replays a schedule of calls. Lessons use ``tally_calls`` to compute every number they state.
+
+Which counter means what on torch 2.13 (see the course's facts sheet):
+- graphs: GraphModules handed to the backend (a graph with no ops is never handed over);
+- graph breaks: graphs whose ``compile_subgraph_reason`` says the graph ended at a break; this
+  also sees data-dependent branching, which ``counters["graph_break"]`` does not;
+- recompiles: compiles whose compile id ``F/C`` has ``C > 0``;
+- compiled calls: calls during which at least one compiled graph ran, which exposes stances and
+  recompile-limit fallbacks that run eagerly without any error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import logging
+import os
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+
+import torch
+import torch._dynamo
+import torch._dynamo.exc
+from torch._dynamo.utils import counters
+
+_TORCH_DIR = os.path.dirname(torch.__file__)
+_STDLIB_DIR = sysconfig.get_paths()["stdlib"]
+_RECOMPILE_LOGGER = "torch._dynamo.guards.__recompiles"
+
+
+def _is_user_file(filename: str) -> bool:
+    return not (filename.startswith(_TORCH_DIR) or filename.startswith(_STDLIB_DIR) or filename.startswith("<"))
+
+
+def _site(frames, prefer: str | None = None) -> dict:
+    """The innermost frame of user code (of ``prefer`` when given) as {file, line, function, code}."""
+    frames = list(frames or [])
+    user = [f for f in frames if _is_user_file(f.filename)]
+    preferred = [f for f in user if prefer and os.path.samefile(f.filename, prefer)] if prefer else []
+    chosen = (preferred or user or frames or [None])[-1]
+    if chosen is None:
+        return {}
+    return {"file": chosen.filename, "line": chosen.lineno, "function": chosen.name, "code": (chosen.line or "").strip()}
+
+
+def _first_paragraphs(text: str) -> str:
+    """Dynamo's message without the user stack and the developer-facing tail."""
+    text = text.split("\nfrom user code:")[0]
+    kept = [line for line in text.splitlines() if not line.strip().startswith("Developer debug context")]
+    return "\n".join(kept).strip()
+
+
+class GraphTally:
+    """A backend that records each graph it is given and counts how often compiled code runs.
+
+    ``inner`` optionally names a real backend ("aot_eager", "inductor") that compiles the graph;
+    by default the graph runs as captured, which keeps structure checks fast.
+    """
+
+    def __init__(self, inner: str | None = None, prefer_file: str | None = None):
+        self.inner = inner
+        self.prefer_file = prefer_file
+        self.graphs: list[torch.fx.GraphModule] = []
+        self.compile_ids: list[str] = []
+        self.breaks: list[dict] = []
+        self.runs = 0
+
+    def __call__(self, gm, example_inputs):
+        self.graphs.append(gm)
+        self.compile_ids.append(str(torch._guards.CompileContext.current_compile_id()))
+        reason = getattr(gm, "compile_subgraph_reason", None)
+        if reason is not None and reason.graph_break:
+            self.breaks.append({"reason": _first_paragraphs(reason.reason), **_site(reason.user_stack, self.prefer_file)})
+        compiled = gm.forward if self.inner is None else torch._dynamo.lookup_backend(self.inner)(gm, example_inputs)
+
+        def run_compiled(*args):
+            self.runs += 1
+            return compiled(*args)
+
+        return run_compiled
+
+    @property
+    def recompiles(self) -> int:
+        return sum(1 for cid in set(self.compile_ids) if _recompile_index(cid) > 0)
+
+    def op_counts(self) -> list[int]:
+        return [sum(1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module")) for gm in self.graphs]
+
+    def targets(self) -> list[str]:
+        """Every op the graphs call, by name, for checks that look inside the graphs."""
+        return [str(n.target) for gm in self.graphs for n in gm.graph.nodes if n.op.startswith("call_")]
+
+
+def _recompile_index(compile_id: str) -> int:
+    try:
+        return int(compile_id.split("/")[1].split("_")[0])
+    except (IndexError, ValueError):
+        return 0
+
+
+class _ListHandler(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.messages: list[str] = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+@contextlib.contextmanager
+def recompile_reasons():
+    """Collect Dynamo's recompile messages (the failing guard of each recompile) as a list."""
+    logger = logging.getLogger(_RECOMPILE_LOGGER)
+    handler = _ListHandler()
+    old_level, old_propagate = logger.level, logger.propagate
+    logger.setLevel(logging.DEBUG)
+    logger.propagate = False
+    logger.addHandler(handler)
+    try:
+        yield handler.messages
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+        logger.propagate = old_propagate
+
+
+def _guard_lines(message: str) -> list[str]:
+    lines = []
+    for line in message.splitlines():
+        line = line.strip()
+        if line.startswith("- ") and "/" in line.split(":")[0] and not line.startswith("- User stack"):
+            lines.append(line[2:].split("#")[0].strip())
+    return lines or [message.splitlines()[0]]
+
+
+# -- clean state ------------------------------------------------------------------------------
+
+def clean_state() -> None:
+    """Forget every compiled frame and counter, and return to the default stance."""
+    torch._dynamo.reset()
+    counters.clear()
+    torch.compiler.set_stance("default")
+
+
+def stance() -> str:
+    current = torch._dynamo.eval_frame._stance
+    return f"{current.stance}" + (", skip_guard_eval_unsafe" if current.skip_guard_eval_unsafe else "")
+
+
+def config_snapshot() -> dict:
+    return {k: copy.copy(v) for k, v in torch._dynamo.config.get_config_copy().items()}
+
+
+def config_changes(before: dict) -> dict:
+    """Keys of ``torch._dynamo.config`` whose value differs from ``before``."""
+    now = torch._dynamo.config.get_config_copy()
+    changed = {}
+    for key, value in now.items():
+        try:
+            same = before.get(key) == value
+        except Exception:  # values that cannot be compared count as changed
+            same = False
+        if not same:
+            changed[key] = (before.get(key), value)
+    return changed
+
+
+def config_restore(before: dict, keep: set[str]) -> None:
+    """Put back every changed key of ``torch._dynamo.config`` except those in ``keep``."""
+    for key in config_changes(before):
+        if key not in keep:
+            with contextlib.suppress(Exception):
+                setattr(torch._dynamo.config, key, copy.copy(before[key]))
+
+
+# -- measuring --------------------------------------------------------------------------------
+
+@dataclass
+class Measurement:
+    calls: int = 0
+    graphs: int = 0
+    ops_per_graph: list = field(default_factory=list)
+    graph_breaks: int = 0
+    break_sites: list = field(default_factory=list)
+    recompiles: int = 0
+    recompile_reasons: list = field(default_factory=list)
+    compiled_calls: int = 0
+    skipped_frames: int = 0
+    error: dict | None = None  # the first exception a call raised, described for the learner
+    outputs: list = field(default_factory=list, repr=False)
+    graph_targets: list = field(default_factory=list, repr=False)
+
+    def to_dict(self) -> dict:
+        return {
+            "calls": self.calls,
+            "graphs": self.graphs,
+            "ops_per_graph": self.ops_per_graph,
+            "graph_breaks": self.graph_breaks,
+            "break_sites": self.break_sites,
+            "recompiles": self.recompiles,
+            "recompile_reasons": self.recompile_reasons,
+            "compiled_calls": self.compiled_calls,
+            "skipped_frames": self.skipped_frames,
+            "error": self.error,
+        }
+
+
+def describe_error(exc: BaseException, prefer_file: str | None = None) -> dict:
+    """What a call raised, reduced to what a learner needs: kind, reason, where."""
+    if isinstance(exc, torch._dynamo.exc.Unsupported):
+        site = _site(getattr(exc, "real_stack", None), prefer_file)
+        return {"kind": "graph_break", "type": type(exc).__name__, "gb_type": getattr(exc, "gb_type", ""),
+                "message": _first_paragraphs(str(exc)), **site}
+    if type(exc).__name__ in ("FailOnRecompileLimitHit", "RecompileLimitExceeded"):
+        return {"kind": "recompile_limit", "type": type(exc).__name__, "message": str(exc).splitlines()[0]}
+    if isinstance(exc, torch._dynamo.exc.TorchDynamoException):
+        return {"kind": "compiler_error", "type": type(exc).__name__, "message": _first_paragraphs(str(exc))[:2000]}
+    tb = exc.__traceback__
+    frames = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        frames.append(_Frame(code.co_filename, tb.tb_lineno, code.co_name))
+        tb = tb.tb_next
+    return {"kind": "exception", "type": type(exc).__name__, "message": f"{type(exc).__name__}: {exc}"[:2000],
+            **_site(frames, prefer_file)}
+
+
+@dataclass
+class _Frame:
+    filename: str
+    lineno: int
+    name: str
+
+    @property
+    def line(self) -> str:
+        import linecache
+        return linecache.getline(self.filename, self.lineno)
+
+
+def compile_for_grading(fn, tally: GraphTally, options: dict):
+    """``torch.compile`` with the grader's backend; ``options`` holds fullgraph/dynamic only."""
+    kwargs = {k: v for k, v in options.items() if k in ("fullgraph", "dynamic")}
+    return torch.compile(fn, backend=tally, **kwargs)
+
+
+def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop_on_error: bool = True) -> Measurement:
+    """Compile ``fn`` with a fresh GraphTally and call it once per argument tuple in ``calls``."""
+    clean_state()
+    tally = GraphTally(inner=options.get("backend"), prefer_file=prefer_file)
+    compiled = compile_for_grading(fn, tally, options)
+    result = Measurement()
+    with recompile_reasons() as reasons:
+        for args in calls:
+            before = tally.runs
+            result.calls += 1
+            try:
+                output = compiled(*copy.deepcopy(args))
+            except Exception as exc:  # the learner's code, or Dynamo refusing it
+                result.error = describe_error(exc, prefer_file)
+                result.outputs.append(exc)
+                if stop_on_error:
+                    break
+                continue
+            if tally.runs > before:
+                result.compiled_calls += 1
+            result.outputs.append(_detach(output))
+    result.graphs = len(tally.graphs)
+    result.ops_per_graph = tally.op_counts()
+    result.graph_breaks = len(tally.breaks)
+    result.break_sites = tally.breaks
+    result.recompiles = tally.recompiles
+    result.recompile_reasons = [line for message in reasons for line in _guard_lines(message)]
+    result.skipped_frames = max(0, counters["frames"]["total"] - counters["frames"]["ok"])
+    result.graph_targets = tally.targets()
+    return result
+
+
+def _detach(value):
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if isinstance(value, (list, tuple)):
+        return type(value)(_detach(v) for v in value) if not hasattr(value, "_fields") else type(value)(*(_detach(v) for v in value))
+    if isinstance(value, dict):
+        return {k: _detach(v) for k, v in value.items()}
+    return value
+
+
+# -- for lessons and for masters that compute the truth live ---------------------------------
+
+@dataclass
+class Tally:
+    graphs: int
+    graph_breaks: int
+    recompiles: int
+    compiled_calls: int
+    calls: int
+    break_reasons: list
+    recompile_reasons: list
+    ops_per_graph: list
+
+    def __str__(self) -> str:
+        return (f"{self.graphs} graph(s), {self.graph_breaks} graph break(s), {self.recompiles} recompile(s), "
+                f"{self.compiled_calls}/{self.calls} calls ran compiled code")
+
+
+def tally_calls(fn, calls, **compile_options) -> Tally:
+    """Compile ``fn`` (``fullgraph``/``dynamic``/``backend`` as for torch.compile) and replay ``calls``.
+
+    Each element of ``calls`` is a tuple of arguments. Exceptions propagate, so a lesson can show
+    the real error. Starts from a clean Dynamo state every time.
+    """
+    clean_state()
+    tally = GraphTally(inner=compile_options.pop("backend", None))
+    compiled = compile_for_grading(fn, tally, compile_options)
+    done = 0
+    with recompile_reasons() as reasons:
+        for args in calls:
+            before = tally.runs
+            compiled(*args)
+            done += tally.runs > before
+    return Tally(
+        graphs=len(tally.graphs),
+        graph_breaks=len(tally.breaks),
+        recompiles=tally.recompiles,
+        compiled_calls=done,
+        calls=len(calls),
+        break_reasons=[b["reason"].splitlines()[0] for b in tally.breaks],
+        recompile_reasons=[line for message in reasons for line in _guard_lines(message)],
+        ops_per_graph=tally.op_counts(),
+    )
+
+
+def fullgraph_error(fn, *args, **compile_options) -> str | None:
+    """Compile ``fn`` with fullgraph=True and call it once; the break's first line, or None."""
+    clean_state()
+    try:
+        torch.compile(fn, backend=GraphTally(), fullgraph=True, **compile_options)(*args)
+    except torch._dynamo.exc.Unsupported as exc:
+        return str(exc).splitlines()[0]
+    return None
+
+
+def guard_count(fn, *args) -> int:
+    """How many guards Dynamo installs for one call of ``fn`` (every guard is kept)."""
+    clean_state()
+    sizes = []
+
+    def keep_all(entries):
+        sizes.append(len(entries))
+        return [True] * len(entries)
+
+    torch.compile(fn, backend=GraphTally(), options={"guard_filter_fn": keep_all})(*args)
+    return sum(sizes)
+
+
+def python_version() -> str:
+    return sys.version.split()[0]

@@ -1,0 +1,74 @@
+"""The grade: one Result per grading, one CheckResult per declared check. Plain data, no torch."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+PASSED, FAILED, SKIPPED, ERROR = "passed", "failed", "skipped", "error"
+
+
+@dataclass
+class CheckResult:
+    name: str
+    kind: str
+    status: str  # passed / failed / skipped
+    score: int
+    max_score: int
+    message: str
+    section: str = ""  # lesson section that teaches the fix
+
+    @classmethod
+    def outcome(cls, spec, ok: bool, message: str) -> "CheckResult":
+        return cls(spec.name, spec.kind, PASSED if ok else FAILED, spec.points if ok else 0, spec.points, message, spec.section)
+
+    @classmethod
+    def skipped(cls, spec, message: str) -> "CheckResult":
+        return cls(spec.name, spec.kind, SKIPPED, 0, spec.points, message, spec.section)
+
+
+@dataclass
+class Result:
+    exercise: str
+    status: str  # passed / failed / error
+    score: int
+    max_score: int
+    checks: list[CheckResult]
+    measurements: dict
+    message: str = ""  # the headline for the learner: what went wrong and what to do
+    submission: str = ""
+    torch: str = ""
+    device: str = ""
+    seed: int | None = None
+    duration_s: float = 0.0
+    lesson: str = ""
+    output_tail: str = ""  # last lines the submission printed (for the learner, never for the verdict)
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASSED
+
+    def failed_checks(self) -> list[CheckResult]:
+        return [c for c in self.checks if c.status == FAILED]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def to_json(self, **kwargs) -> str:
+        return json.dumps(self.to_dict(), **kwargs)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Result":
+        data = dict(data)
+        data["checks"] = [CheckResult(**c) for c in data.get("checks", [])]
+        return cls(**data)
+
+
+def settle(result: Result) -> Result:
+    """Derive status and score from the checks: passed only when no check failed."""
+    result.score = sum(c.score for c in result.checks)
+    result.max_score = sum(c.max_score for c in result.checks) or result.max_score
+    if result.status != ERROR:
+        result.status = FAILED if any(c.status == FAILED for c in result.checks) else PASSED
+    return result
