@@ -189,13 +189,14 @@ def check_correct(spec, ctx: Context) -> CheckResult:
 
 
 def check_answers(spec, ctx: Context) -> CheckResult:
-    name = spec.params.get("name", "ANSWERS")
+    name = spec.params.get("constant", "ANSWERS")
     given = getattr(ctx.submission, name, None)
     truth = ctx.truth.get(spec.name, {})
     if not isinstance(given, dict):
         return CheckResult.outcome(spec, False, f"Define {name} as a dict with the keys {sorted(truth)}.")
-    missing = [k for k in truth if given.get(k) is None]
-    wrong = [k for k in truth if given.get(k) is not None and given.get(k) != truth[k]]
+    off = [k for k in truth if given.get(k) != truth[k]]
+    missing = [k for k in off if given.get(k) is None]
+    wrong = [k for k in off if k not in missing]
     if not missing and not wrong:
         return CheckResult.outcome(spec, True, f"All {len(truth)} answers in {name} match what the grader measured.")
     parts = []

@@ -42,7 +42,7 @@ CHECK_KINDS: dict[str, set[str]] = {
     "recompiles": {"max"},
     "compiled_calls": set(),
     "correct": {"rtol", "atol"},
-    "answers": {"name", "truth"},
+    "answers": {"constant", "truth"},
     "speed": {"min_ratio", "against", "backend", "needs", "warmup", "repeats", "size_hint"},
     "custom": {"function"},
 }

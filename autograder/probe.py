@@ -18,6 +18,7 @@ import contextlib
 import copy
 import logging
 import os
+import re
 import sys
 import sysconfig
 from dataclasses import dataclass, field
@@ -117,6 +118,11 @@ def recompile_reasons():
     logger = logging.getLogger(_RECOMPILE_LOGGER)
     handler = _ListHandler()
     old_level, old_propagate = logger.level, logger.propagate
+    # Dynamo only formats the message when the "recompiles" artifact is on; turn it on without
+    # the stderr handler that set_logs would add, and send the records to our list alone.
+    state = torch._logging._internal.log_state
+    was_enabled = state.is_artifact_enabled("recompiles")
+    state.enable_artifact("recompiles")
     logger.setLevel(logging.DEBUG)
     logger.propagate = False
     logger.addHandler(handler)
@@ -126,14 +132,16 @@ def recompile_reasons():
         logger.removeHandler(handler)
         logger.setLevel(old_level)
         logger.propagate = old_propagate
+        if not was_enabled:
+            state.artifact_names.discard("recompiles")
+
+
+_GUARD_LINE = re.compile(r"^\s*- (\d+/\d+: .*?)\s*(?:#.*)?$")
 
 
 def _guard_lines(message: str) -> list[str]:
-    lines = []
-    for line in message.splitlines():
-        line = line.strip()
-        if line.startswith("- ") and "/" in line.split(":")[0] and not line.startswith("- User stack"):
-            lines.append(line[2:].split("#")[0].strip())
+    """The failing guards of one recompile message, e.g. "0/0: tensor 'x' size mismatch ..."."""
+    lines = [m[1].strip() for m in map(_GUARD_LINE.match, message.splitlines()) if m]
     return lines or [message.splitlines()[0]]
 
 
@@ -270,13 +278,18 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
             result.outputs.append(_detach(output))
     result.graphs = len(tally.graphs)
     result.ops_per_graph = tally.op_counts()
-    result.graph_breaks = len(tally.breaks)
+    result.graph_breaks = max(len(tally.breaks), _break_counter())
     result.break_sites = tally.breaks
     result.recompiles = tally.recompiles
     result.recompile_reasons = [line for message in reasons for line in _guard_lines(message)]
     result.skipped_frames = max(0, counters["frames"]["total"] - counters["frames"]["ok"])
     result.graph_targets = tally.targets()
     return result
+
+
+def _break_counter() -> int:
+    """Dynamo's own count of breaks; it also sees breaks whose graph before them had no ops."""
+    return sum(counters["graph_break"].values())
 
 
 def _detach(value):
@@ -307,31 +320,47 @@ class Tally:
                 f"{self.compiled_calls}/{self.calls} calls ran compiled code")
 
 
-def tally_calls(fn, calls, **compile_options) -> Tally:
-    """Compile ``fn`` (``fullgraph``/``dynamic``/``backend`` as for torch.compile) and replay ``calls``.
+def tally_run(fn, driver, **compile_options) -> Tally:
+    """Compile ``fn`` and hand the compiled callable to ``driver``, which calls it as it likes.
 
-    Each element of ``calls`` is a tuple of arguments. Exceptions propagate, so a lesson can show
-    the real error. Starts from a clean Dynamo state every time.
+    ``compile_options`` are ``fullgraph``/``dynamic``/``backend`` as for torch.compile. Starts from a
+    clean Dynamo state; exceptions propagate, so a lesson can show the real error.
     """
     clean_state()
     tally = GraphTally(inner=compile_options.pop("backend", None))
     compiled = compile_for_grading(fn, tally, compile_options)
-    done = 0
+    seen = {"calls": 0, "compiled": 0}
+
+    def counted(*args, **kwargs):
+        before = tally.runs
+        seen["calls"] += 1
+        try:
+            return compiled(*args, **kwargs)
+        finally:
+            seen["compiled"] += tally.runs > before
+
     with recompile_reasons() as reasons:
-        for args in calls:
-            before = tally.runs
-            compiled(*args)
-            done += tally.runs > before
+        driver(counted)
     return Tally(
         graphs=len(tally.graphs),
-        graph_breaks=len(tally.breaks),
+        graph_breaks=max(len(tally.breaks), _break_counter()),
         recompiles=tally.recompiles,
-        compiled_calls=done,
-        calls=len(calls),
+        compiled_calls=seen["compiled"],
+        calls=seen["calls"],
         break_reasons=[b["reason"].splitlines()[0] for b in tally.breaks],
         recompile_reasons=[line for message in reasons for line in _guard_lines(message)],
         ops_per_graph=tally.op_counts(),
     )
+
+
+def tally_calls(fn, calls, **compile_options) -> Tally:
+    """Compile ``fn`` and call it once per argument tuple in ``calls``; see ``tally_run``."""
+
+    def driver(compiled):
+        for args in calls:
+            compiled(*args)
+
+    return tally_run(fn, driver, **compile_options)
 
 
 def fullgraph_error(fn, *args, **compile_options) -> str | None:
