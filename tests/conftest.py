@@ -1,0 +1,34 @@
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run_cli(*args, timeout=300):
+    """Run ``python -m autograder ARGS`` the way a user or a tool does; returns (exit code, stdout, stderr)."""
+    proc = subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=timeout)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def grade_json(exercise_id, path, *extra):
+    code, out, err = run_cli("grade", exercise_id, path, "--json", "--seed", "7", *extra)
+    assert out.count("\n") <= 1, f"grade --json must print exactly one JSON line, got:\n{out}\n{err}"
+    return code, json.loads(out)
+
+
+@pytest.fixture
+def submission(tmp_path):
+    """Write a submission file from text and return its path."""
+    def write(text, name="submission.py", encoding="utf-8"):
+        path = tmp_path / name
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding=encoding)
+        return path
+    return write

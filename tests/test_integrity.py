@@ -1,0 +1,89 @@
+"""Dodges that fool an in-process test must not fool the grader."""
+
+from autograder.grader import grade
+from conftest import ROOT
+
+
+def starter(exercise_id):
+    return next((ROOT / "exercises").glob(f"*/{exercise_id}.py")).read_text()
+
+
+def solution(exercise_id):
+    return next((ROOT / "solutions").glob(f"*/{exercise_id}.py")).read_text()
+
+
+def failed_with_violation(result, words):
+    assert not result.passed and result.score == 0
+    violations = " ".join(result.extra.get("violations", []))
+    assert words in violations, violations
+    assert "Integrity" in result.message
+
+
+def test_replacing_torch_compile_is_caught(submission):
+    cheat = starter("breaks_checkpoint") + (
+        "\ndef _fake_compile(fn=None, *, backend=None, fullgraph=False, **kw):\n"
+        "    if hasattr(backend, 'frame_count'):\n        backend.frame_count = 1\n    return fn\n"
+        "torch.compile = _fake_compile\n")
+    failed_with_violation(grade("breaks_checkpoint", submission(cheat), seed=1), "torch.compile")
+
+
+def test_replacing_dynamo_optimize_is_caught(submission):
+    cheat = starter("breaks_checkpoint") + (
+        "\nimport torch._dynamo\n"
+        "torch._dynamo.optimize = lambda *a, **k: (lambda fn: fn)\n")
+    failed_with_violation(grade("breaks_checkpoint", submission(cheat), seed=1), "torch._dynamo.optimize")
+
+
+def test_force_eager_stance_is_caught_and_undone(submission):
+    cheat = starter("breaks_checkpoint") + '\ntorch.compiler.set_stance("force_eager")\n'
+    result = grade("breaks_checkpoint", submission(cheat), seed=1)
+    failed_with_violation(result, "stance")
+    assert result.measurements["error"]["kind"] == "graph_break"  # measured in the default stance anyway
+
+
+def test_raising_the_recompile_limit_is_caught(submission):
+    cheat = starter("recompile_global_log") + "\nimport torch._dynamo\ntorch._dynamo.config.recompile_limit = 1000\n"
+    result = grade("recompile_global_log", submission(cheat), seed=1)
+    failed_with_violation(result, "recompile_limit")
+
+
+def test_patching_the_grader_itself_is_caught(submission):
+    cheat = solution("recompile_global_log").replace("return x / n, n", "return x / n") + (
+        "\nimport autograder.checks, autograder.probe\n"
+        "autograder.checks.compare = lambda *a, **k: None\n"
+        "autograder.checks.RUNNERS['recompiles'] = autograder.checks.RUNNERS['compiles']\n")
+    result = grade("recompile_global_log", submission(cheat), seed=1)
+    assert not result.passed and result.score == 0
+    violations = " ".join(result.extra["violations"])
+    assert "compare()" in violations and "table of checks" in violations
+
+
+def test_is_compiling_shortcut_fails_against_the_reference(submission):
+    cheat = solution("breaks_checkpoint").replace(
+        "    hidden = torch.tanh(x @ weight)\n",
+        "    hidden = torch.tanh(x @ weight)\n    if torch.compiler.is_compiling():\n        return hidden, hidden\n", 1)
+    result = grade("breaks_checkpoint", submission(cheat), seed=1)
+    by_name = {c.name: c.status for c in result.checks}
+    assert by_name["compiles"] == "passed" and by_name["correct"] == "failed"
+
+
+def test_disabling_the_graded_function_does_not_dodge_fullgraph(submission):
+    cheat = starter("breaks_checkpoint").replace("def encode(", "@torch.compiler.disable\ndef encode(")
+    result = grade("breaks_checkpoint", submission(cheat), seed=1)
+    assert not result.passed
+    assert {c.name: c.status for c in result.checks}["graphs"] == "failed"
+
+
+def test_compile_options_outside_the_allowed_keys_are_ignored(submission):
+    cheat = starter("dynamic_batches").replace('COMPILE_OPTIONS = {"dynamic": False}',
+                                               'COMPILE_OPTIONS = {"dynamic": False, "backend": "eager", "fullgraph": False}')
+    result = grade("dynamic_batches", submission(cheat), seed=1)
+    assert not result.passed
+    assert result.measurements["compile_options"] == {"dynamic": False}
+
+
+def test_hard_coded_answers_for_a_prediction_exercise_must_match_the_live_run(submission):
+    wrong = solution("dynamic_predict").replace('"static_3_to_6": 4', '"static_3_to_6": 3')
+    result = grade("dynamic_predict", submission(wrong), seed=1)
+    assert not result.passed
+    assert "static_3_to_6" in result.checks[0].message and "4" not in result.checks[0].message.split("measured:")[-1]
