@@ -126,6 +126,28 @@ def cmd_dev_check(args) -> int:
     return EXIT_OK if report.ok else EXIT_FAILED
 
 
+def cmd_dev_new(args) -> int:
+    from .exercise import CHAPTER_PATTERN, ID_PATTERN, SOLUTIONS
+
+    if not ID_PATTERN.match(args.id):
+        raise UsageError("an id is [a-z][a-z0-9_], at most 32 characters")
+    if not CHAPTER_PATTERN.match(args.chapter):
+        raise UsageError("the chapter is a folder name like 02_graph_breaks")
+    try:
+        load(args.id)
+        raise UsageError(f"exercise {args.id!r} already exists")
+    except KeyError:
+        pass
+    template = (builder.ROOT / "autograder" / "templates" / "exercise.py").read_text(encoding="utf-8")
+    template = template.replace('syllabus = ["1.1"]', f'syllabus = ["{int(args.chapter[:2])}.1"]')
+    path = SOLUTIONS / args.chapter / f"{args.id}.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(template, encoding="utf-8")
+    print(f"wrote {path.relative_to(builder.ROOT)}: edit it, then run `python -m autograder build` "
+          f"and `python -m autograder dev check {args.id}`.")
+    return EXIT_OK
+
+
 def main_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder", description="Grade and explore the torch.compile course exercises.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -165,6 +187,10 @@ def main_parser() -> argparse.ArgumentParser:
     q.add_argument("ids", nargs="*", help="only these exercises (default: all)")
     q.add_argument("--workers", type=int, default=2, help="gradings run at once")
     q.set_defaults(run=cmd_dev_check)
+    q = dev_sub.add_parser("new", help="start a new exercise master from the template")
+    q.add_argument("id", help="the new exercise id (also its file name)")
+    q.add_argument("chapter", help="chapter folder, e.g. 02_graph_breaks")
+    q.set_defaults(run=cmd_dev_new)
     return parser
 
 

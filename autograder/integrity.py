@@ -14,15 +14,7 @@ from dataclasses import dataclass
 
 
 def _targets(torch, probe, checks, timing):
-    import torch._dynamo
-
-    return [
-        ("torch.compile", torch, "compile"),
-        ("torch._dynamo.optimize", torch._dynamo, "optimize"),
-        ("torch._dynamo.reset", torch._dynamo, "reset"),
-        ("torch._dynamo.lookup_backend", torch._dynamo, "lookup_backend"),
-        ("torch.compiler.set_stance", torch.compiler, "set_stance"),
-        ("torch.compiler.reset", torch.compiler, "reset"),
+    return probe.compiler_entry_points() + [
         ("torch.allclose", torch, "allclose"),
         ("torch.manual_seed", torch, "manual_seed"),
         ("torch.cuda.synchronize", torch.cuda, "synchronize"),

@@ -145,6 +145,18 @@ def _guard_lines(message: str) -> list[str]:
     return lines or [message.splitlines()[0]]
 
 
+def compiler_entry_points() -> list[tuple]:
+    """(label, owner, attribute) of what compiling relies on, for the integrity watch."""
+    return [
+        ("torch.compile", torch, "compile"),
+        ("torch._dynamo.optimize", torch._dynamo, "optimize"),
+        ("torch._dynamo.reset", torch._dynamo, "reset"),
+        ("torch._dynamo.lookup_backend", torch._dynamo, "lookup_backend"),
+        ("torch.compiler.set_stance", torch.compiler, "set_stance"),
+        ("torch.compiler.reset", torch.compiler, "reset"),
+    ]
+
+
 # -- clean state ------------------------------------------------------------------------------
 
 def clean_state() -> None:
