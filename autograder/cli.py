@@ -191,6 +191,10 @@ def main_parser() -> argparse.ArgumentParser:
     q.add_argument("id", help="the new exercise id (also its file name)")
     q.add_argument("chapter", help="chapter folder, e.g. 02_graph_breaks")
     q.set_defaults(run=cmd_dev_new)
+
+    from . import classroom_cli
+
+    classroom_cli.add_commands(sub)
     return parser
 
 
