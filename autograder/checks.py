@@ -241,6 +241,8 @@ def check_custom(spec, ctx: Context) -> CheckResult:
 
 
 RUNNERS = {
+    # Kinds that a topic needs beyond these live in their own module (checks_<topic>.py), which
+    # adds them here with @register and is imported at the bottom of this file.
     "compiles": check_compiles,
     "graphs": check_graphs,
     "graph_breaks": check_graph_breaks,
@@ -253,6 +255,16 @@ RUNNERS = {
 }
 
 
+def register(kind: str):
+    """Add a check kind implemented in another module; declare its parameters in exercise.CHECK_KINDS."""
+
+    def add(function):
+        RUNNERS[kind] = function
+        return function
+
+    return add
+
+
 def run_checks(ctx: Context) -> list[CheckResult]:
     results = []
     for spec in ctx.exercise.checks:
@@ -261,3 +273,7 @@ def run_checks(ctx: Context) -> list[CheckResult]:
         except Exception as exc:  # a check must never take the whole grade down
             results.append(CheckResult.outcome(spec, False, f"This check could not run: {type(exc).__name__}: {exc}"))
     return results
+
+
+# Topic modules that register their own check kinds (each imports `register` from here).
+from . import checks_topics  # noqa: E402,F401
