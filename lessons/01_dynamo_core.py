@@ -140,9 +140,10 @@ print(message)
 assert message == "Tensor.tolist() with non-integer tensor"
 
 # %% [markdown]
-# With the default `fullgraph=False`, Dynamo gives up on this function instead and runs it in plain
-# Python: no graph at all, and the one call ran no compiled code. Written with a tensor operation,
-# the same computation is one graph with one op.
+# With the default `fullgraph=False`, the `.tolist()` call is a graph break instead (section 1.2):
+# Python runs it, and Dynamo goes on tracing after it. Neither side of the break has a tensor
+# operation, so no graph is compiled at all and the call runs no compiled code. Written with a
+# tensor operation, the same computation is one graph with one op.
 
 # %%
 t = tally_calls(mean_of, [(torch.randn(5),)])
@@ -176,8 +177,9 @@ check("trace_tolist")
 #
 # - `fullgraph=False` (the default): Dynamo compiles the graph it has so far, lets Python run the
 #   part it could not trace, and continues tracing from the next instruction in a *resume
-#   function*, a new function that Dynamo generates and compiles like any other. One break
-#   therefore gives two graphs: one before it and one after it. This is a *graph break*.
+#   function*, a new function that Dynamo generates and compiles like any other. This is a
+#   *graph break*: it splits the function into a graph before it and a graph after it (a side
+#   with no tensor operations gives no graph, as with `mean_of` in 1.1).
 # - `fullgraph=True`: Dynamo raises `torch._dynamo.exc.Unsupported` at the first break.
 #
 # `print` is a common cause:
@@ -486,17 +488,13 @@ assert type(error).__name__ == "FailOnRecompileLimitHit" and len(calls_started) 
 #
 # ### Exercise: recompile_global_log
 #
-# Stop `normalize` from recompiling on every call: after your change, one graph must serve all
-# twelve calls. Edit
+# Stop `normalize` from recompiling on every call: after your change, one graph must serve every
+# call. Edit
 # [exercises/01_dynamo_core/recompile_global_log.py](../exercises/01_dynamo_core/recompile_global_log.py)
 # and run the check. `hint("recompile_global_log")` gives hints one at a time.
-#
-# The file compiles with the default backend, Inductor, which would spend a while generating C++
-# code for eight graphs. This run sets `TORCH_COMPILE_OVERRIDE_BACKENDS=">=0:eager"` to swap in
-# the eager backend for this one command: Dynamo's side (graphs, guards, recompiles) is unchanged.
 
 # %%
-# !TORCH_COMPILE_OVERRIDE_BACKENDS=">=0:eager" {sys.executable} ../exercises/01_dynamo_core/recompile_global_log.py 2>&1 | tail -n 20
+# !{sys.executable} ../exercises/01_dynamo_core/recompile_global_log.py 2>&1 | tail -n 20
 
 # %%
 check("recompile_global_log")
@@ -590,11 +588,9 @@ assert as_loop.graphs == 4 and as_loop.ops_per_graph == [2, 3, 4, 5]
 # `dynamic` setting that serves all of them with at most one recompile. Edit
 # [exercises/01_dynamo_core/dynamic_batches.py](../exercises/01_dynamo_core/dynamic_batches.py) and
 # run the check. `hint("dynamic_batches")` gives hints one at a time.
-#
-# As in 1.4, the run below swaps Inductor for the eager backend so that it takes seconds.
 
 # %%
-# !TORCH_COMPILE_OVERRIDE_BACKENDS=">=0:eager" {sys.executable} ../exercises/01_dynamo_core/dynamic_batches.py 2>&1 | tail -n 20
+# !{sys.executable} ../exercises/01_dynamo_core/dynamic_batches.py 2>&1 | tail -n 20
 
 # %%
 check("dynamic_batches")

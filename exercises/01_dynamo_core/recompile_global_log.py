@@ -23,7 +23,9 @@ def normalize(x):
 
 def process(batches):
     """What the data pipeline does: normalize every batch and keep the norms."""
-    compiled = torch.compile(normalize)
+    # backend="eager" runs the captured graphs as they are: tracing, breaks, guards and recompiles
+    # are exactly those of the default Inductor backend, without its compile time.
+    compiled = torch.compile(normalize, backend="eager")
     out = []
     for x in batches:
         out.append(compiled(x))

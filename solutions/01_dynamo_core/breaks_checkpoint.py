@@ -50,7 +50,9 @@ def encode(x, weight):
 
 def run(x, weight, path="hidden.pt"):
     """What the training script does: compile encode, call it, keep the activations."""
-    compiled = torch.compile(encode, fullgraph=True)
+    # backend="eager" runs the captured graphs as they are: tracing, breaks, guards and recompiles
+    # are exactly those of the default Inductor backend, without its compile time.
+    compiled = torch.compile(encode, fullgraph=True, backend="eager")
     # BEGIN SOLUTION
     embedding, hidden = compiled(x, weight)
     torch.save(hidden, path)
