@@ -16,7 +16,7 @@ import torch
 
 from .exercise import CheckSpec, Exercise
 from .probe import Measurement
-from .result import CheckResult
+from .result import CheckResult, short_path
 from . import timing
 
 
@@ -46,11 +46,7 @@ def _where(site: dict) -> str:
     return f"{_short(site['file'])}:{site['line']} in {site.get('function', '?')}(){code}"
 
 
-def _short(path: str) -> str:
-    for marker in ("/exercises/", "/solutions/"):
-        if marker in path:
-            return marker.strip("/") + "/" + path.split(marker, 1)[1]
-    return path
+_short = short_path
 
 
 def describe_failure(error: dict) -> str:

@@ -290,6 +290,9 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
             result.outputs.append(_detach(output))
     result.graphs = len(tally.graphs)
     result.ops_per_graph = tally.op_counts()
+    if result.error and result.error["kind"] == "graph_break":  # fullgraph=True raised at the break
+        tally.breaks.append({"reason": result.error["message"],
+                             **{k: result.error[k] for k in ("file", "line", "function", "code") if k in result.error}})
     result.graph_breaks = max(len(tally.breaks), _break_counter())
     result.break_sites = tally.breaks
     result.recompiles = tally.recompiles

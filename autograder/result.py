@@ -65,6 +65,14 @@ class Result:
         return cls(**data)
 
 
+def short_path(path: str) -> str:
+    """A path as the learner knows it: from exercises/ or solutions/ on, else unchanged."""
+    for marker in ("/exercises/", "/solutions/"):
+        if marker in path:
+            return marker.strip("/") + "/" + path.split(marker, 1)[1]
+    return path
+
+
 def settle(result: Result) -> Result:
     """Derive status and score from the checks: passed only when no check failed."""
     result.score = sum(c.score for c in result.checks)
