@@ -48,6 +48,36 @@ def exercises_index(exercises: list[Exercise]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def lesson_title(lesson: Path) -> str:
+    for line in lesson.read_text(encoding="utf-8").splitlines():
+        match = re.match(r"^# # (.+)$", line)
+        if match:
+            return match[1].strip()
+    return lesson.stem
+
+
+def course_home(exercises: list[Exercise]) -> str:
+    """lessons/README.md: every lesson in order, what it teaches, and its exercises."""
+    titles = {sid: title for sid, title, _ in syllabus_ids()}
+    sections = lesson_sections()
+    lines = [GENERATED_NOTE, "", "# The course", "",
+             "Open the lessons in order (in JupyterLab they open as notebooks). Each section ends with its",
+             "exercises: run the broken file from the lesson, edit it, and `check` it.", ""]
+    for lesson in sorted(LESSONS.glob("[0-9][0-9]_*.py")):
+        rel = lesson.relative_to(ROOT).as_posix()
+        lines.append(f"## [{lesson_title(lesson)}]({lesson.name})")
+        lines.append("")
+        for sid in [sid for sid, where in sections.items() if where == rel]:
+            practised = [e for e in exercises if sid in e.syllabus]
+            links = ", ".join(f"[{e.id}](../exercises/{e.chapter}/{e.id}.py)" for e in practised)
+            lines.append(f"- {sid} {titles.get(sid, '')}" + (f" — exercises: {links}" if links else ""))
+        lines.append("")
+    missing = [sid for sid, _, _ in syllabus_ids() if sid not in sections]
+    if missing:
+        lines.append(f"Not yet written: {', '.join(missing)}.")
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
 def syllabus_map(exercises: list[Exercise]) -> str:
     """The machine-readable map: every syllabus ID, where it is taught, which exercises practise it."""
     sections = lesson_sections()
@@ -66,6 +96,7 @@ def expected_files(exercises: list[Exercise] | None = None) -> dict[Path, str]:
     files = {e.starter: starter_source(e.master.read_text(encoding="utf-8"), e.id, e.title) for e in exercises}
     files[EXERCISES / "README.md"] = exercises_index(exercises)
     files[LESSONS / "syllabus.json"] = syllabus_map(exercises)
+    files[LESSONS / "README.md"] = course_home(exercises)
     return files
 
 

@@ -14,7 +14,7 @@ from . import build as builder
 from . import progress
 from .exercise import ExerciseFormatError, discover, load
 from .grader import grade
-from .report import render, use_colour
+from .report import print_result
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -57,7 +57,7 @@ def cmd_grade(args) -> int:
     if args.json:
         print(result.to_json())
     else:
-        print(render(result, colour=use_colour()))
+        print_result(result)
     return EXIT_OK if result.passed else EXIT_FAILED
 
 
@@ -73,11 +73,78 @@ def cmd_check(args) -> int:
     if exercise is None:
         print("Every exercise has passed. Well done.")
         return EXIT_OK
+    return EXIT_OK if _check_and_record(exercise, args.seed).passed else EXIT_FAILED
+
+
+def _check_and_record(exercise, seed=None):
     print(f"Checking {exercise.rel(exercise.starter)} ({exercise.title}) ...", flush=True)
-    result = grade(exercise.id, seed=args.seed)
-    print(render(result, colour=use_colour()))
+    result = grade(exercise.id, seed=seed)
+    print_result(result)
     progress.record_result(exercise.id, result.passed, result.score, result.max_score)
-    return EXIT_OK if result.passed else EXIT_FAILED
+    return result
+
+
+def cmd_watch(args) -> int:
+    """Re-check the current exercise whenever its file is saved; move on after a pass."""
+    import time
+
+    exercise = _exercise(args.id) if args.id else _next_unsolved()
+    while exercise is not None:
+        print(f"\nWatching {exercise.rel(exercise.starter)}. Save the file to check it; Ctrl-C to stop.", flush=True)
+        last = None
+        while True:
+            stamp = exercise.starter.stat().st_mtime_ns if exercise.starter.exists() else None
+            if stamp != last:
+                last = stamp
+                if _check_and_record(exercise).passed:
+                    break
+            if args.once:
+                return EXIT_FAILED
+            time.sleep(args.interval)
+        if args.once or args.id:
+            return EXIT_OK
+        exercise = _next_unsolved()
+    print("Every exercise has passed. Well done.")
+    return EXIT_OK
+
+
+def cmd_progress(args) -> int:
+    exercises = discover()
+    state = progress.load()
+    chapters: dict[str, list] = {}
+    for e in exercises:
+        chapters.setdefault(e.chapter, []).append(e)
+    total_done = total_points = total_max = 0
+    rows = []
+    for chapter, items in chapters.items():
+        done = sum(1 for e in items if state.get(e.id, {}).get("passed"))
+        points = sum(min(state.get(e.id, {}).get("best", 0), e.max_score) for e in items)
+        maximum = sum(e.max_score for e in items)
+        pending = [e.id for e in items if not state.get(e.id, {}).get("passed")]
+        rows.append((chapter, f"{done}/{len(items)}", f"{points}/{maximum}", ", ".join(pending) or "-"))
+        total_done, total_points, total_max = total_done + done, total_points + points, total_max + maximum
+    if args.json:
+        print(json.dumps({"chapters": [dict(zip(("chapter", "passed", "points", "pending"), r)) for r in rows],
+                          "passed": total_done, "exercises": len(exercises), "points": total_points, "max_points": total_max}))
+        return EXIT_OK
+    width = max(len(r[0]) for r in rows) if rows else 10
+    print(f"{'chapter':<{width}}  passed  points  still to do")
+    for chapter, done, points, pending in rows:
+        print(f"{chapter:<{width}}  {done:>6}  {points:>6}  {pending}")
+    print(f"{'all':<{width}}  {total_done:>3}/{len(exercises):<2}  {total_points:>3}/{total_max:<3}")
+    return EXIT_OK
+
+
+def cmd_solution(args) -> int:
+    from .exercise import solution_view
+
+    exercise = _exercise(args.id)
+    if not (progress.passed(exercise.id) or args.force):
+        print(f"The reference solution opens after you pass {exercise.id} "
+              f"(or with --force, if you have decided to look). Try `python -m autograder hint {exercise.id}` first.")
+        return EXIT_FAILED
+    print(solution_view(exercise))
+    return EXIT_OK
 
 
 def cmd_hint(args) -> int:
@@ -168,6 +235,21 @@ def main_parser() -> argparse.ArgumentParser:
     p.add_argument("id", nargs="?", help="exercise id (default: the next one you have not passed)")
     p.add_argument("--seed", type=int, default=None, help="seed for the hidden inputs")
     p.set_defaults(run=cmd_check)
+
+    p = sub.add_parser("watch", help="re-check an exercise every time you save it, then move on to the next")
+    p.add_argument("id", nargs="?", help="exercise id (default: the next one you have not passed)")
+    p.add_argument("--interval", type=float, default=1.0, help="seconds between looks at the file")
+    p.add_argument("--once", action="store_true", help="check once and stop (for scripts)")
+    p.set_defaults(run=cmd_watch)
+
+    p = sub.add_parser("progress", help="what you have passed, per chapter")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.set_defaults(run=cmd_progress)
+
+    p = sub.add_parser("solution", help="show the reference solution of an exercise you have passed")
+    p.add_argument("id", help="exercise id")
+    p.add_argument("--force", action="store_true", help="show it even though you have not passed yet")
+    p.set_defaults(run=cmd_solution)
 
     p = sub.add_parser("hint", help="show the next hint for an exercise")
     p.add_argument("id", help="exercise id")

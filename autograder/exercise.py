@@ -216,6 +216,13 @@ def starter_source(master_text: str, exercise_id: str, title: str, where: str = 
     return text.rstrip("\n") + "\n"
 
 
+def solution_view(exercise: "Exercise") -> str:
+    """The reference fix as a learner reads it: the starter's layout with the SOLUTION code in."""
+    _, code = split_header(exercise.master.read_text(encoding="utf-8"), exercise.id)
+    kept = [line for region, _, line in _regions(code, exercise.id) if region in (None, "SOLUTION")]
+    return f"# Reference solution of {exercise.id}: {exercise.title}\n" + re.sub(r"\n{3,}(?=\S)", "\n\n\n", "".join(kept)).rstrip("\n") + "\n"
+
+
 def _expect(condition: bool, where: str, message: str) -> None:
     if not condition:
         raise ExerciseFormatError(f"{where}: {message}")

@@ -32,3 +32,21 @@ def submission(tmp_path):
             path.write_text(text, encoding=encoding)
         return path
     return write
+
+
+_GRADED = {}
+
+
+@pytest.fixture(scope="session")
+def graded():
+    """grade() of an exercise's starter or master, cached for the whole session (seed 11)."""
+    from autograder.exercise import load
+    from autograder.grader import grade
+
+    def get(exercise_id, side):
+        key = (exercise_id, side)
+        if key not in _GRADED:
+            exercise = load(exercise_id)
+            _GRADED[key] = grade(exercise_id, exercise.starter if side == "starter" else exercise.master, seed=11)
+        return _GRADED[key]
+    return get

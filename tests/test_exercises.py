@@ -14,14 +14,14 @@ EXERCISES = discover()
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=[e.id for e in EXERCISES])
-def test_starter_fails_for_its_declared_reason(exercise):
-    result = grade(exercise.id, exercise.starter, seed=11)
+def test_starter_fails_for_its_declared_reason(exercise, graded):
+    result = graded(exercise.id, "starter")
     assert dev.starter_problem(exercise, result) is None, dev.starter_problem(exercise, result)
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=[e.id for e in EXERCISES])
-def test_solution_passes(exercise):
-    result = grade(exercise.id, exercise.master, seed=11)
+def test_solution_passes(exercise, graded):
+    result = graded(exercise.id, "master")
     assert dev.solution_problem(exercise, result) is None, dev.solution_problem(exercise, result)
     assert result.score == result.max_score == exercise.max_score
 
