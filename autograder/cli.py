@@ -76,9 +76,9 @@ def cmd_check(args) -> int:
     return EXIT_OK if _check_and_record(exercise, args.seed).passed else EXIT_FAILED
 
 
-def _check_and_record(exercise, seed=None):
+def _check_and_record(exercise, seed=None, warm=False):
     print(f"Checking {exercise.rel(exercise.starter)} ({exercise.title}) ...", flush=True)
-    result = grade(exercise.id, seed=seed)
+    result = grade(exercise.id, seed=seed, warm=warm)
     print_result(result)
     progress.record_result(exercise.id, result.passed, result.score, result.max_score)
     return result
@@ -96,7 +96,7 @@ def cmd_watch(args) -> int:
             stamp = exercise.starter.stat().st_mtime_ns if exercise.starter.exists() else None
             if stamp != last:
                 last = stamp
-                if _check_and_record(exercise).passed:
+                if _check_and_record(exercise, warm=True).passed:
                     break
             if args.once:
                 return EXIT_FAILED

@@ -29,7 +29,7 @@ class Verdict:
 def check(exercise_id: str, path=None, seed: int | None = None) -> Verdict:
     """Grade the saved working copy (or ``path``) in a fresh process; the cell shows the verdict."""
     exercise = load(exercise_id)
-    result = grade(exercise_id, path, seed=seed)
+    result = grade(exercise_id, path, seed=seed, warm=True)  # the kernel keeps the warm worker between checks
     if path is None:
         progress.record_result(exercise.id, result.passed, result.score, result.max_score)
     return Verdict(result)

@@ -33,11 +33,17 @@ def _drain(stream, keep: list) -> None:
     keep.append(tail)
 
 
+def child_environment() -> dict:
+    """The only variables a grading child sees: nothing secret passes through."""
+    env = {k: os.environ[k] for k in _PASS_ENV if k in os.environ}
+    env.update({"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"})
+    return env
+
+
 def run_child(job: dict, timeout: float) -> ChildRun:
     """Run ``autograder._child`` on ``job`` in a fresh interpreter, its own session and a temp dir."""
     read_fd, write_fd = os.pipe()
-    env = {k: os.environ[k] for k in _PASS_ENV if k in os.environ}
-    env.update({"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"})
+    env = child_environment()
     launcher = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from autograder._child import main; main()"
     with tempfile.TemporaryDirectory(prefix="autograder-") as workdir:
         process = subprocess.Popen(

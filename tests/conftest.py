@@ -1,4 +1,5 @@
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -7,11 +8,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# In-process grade() calls fork from one warm worker (torch imported once): each grading is still
+# a fresh child. tests/test_warm_worker.py proves it gives the cold path's verdicts and leaks
+# nothing; the command-line tests below run the cold path, as users do.
+os.environ["AUTOGRADER_WARM"] = "1"
+
 
 def run_cli(*args, timeout=300):
     """Run ``python -m autograder ARGS`` the way a user or a tool does; returns (exit code, stdout, stderr)."""
+    env = {k: v for k, v in os.environ.items() if k != "AUTOGRADER_WARM"}
     proc = subprocess.run([sys.executable, "-m", "autograder", *map(str, args)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=timeout)
+                          text=True, timeout=timeout, env=env)
     return proc.returncode, proc.stdout, proc.stderr
 
 

@@ -2,11 +2,20 @@
 
 import time
 
+import pytest
+
 from autograder.grader import grade
 from conftest import ROOT
 
 STARTER = (ROOT / "exercises/01_dynamo_core/breaks_checkpoint.py").read_text()
 SOLUTION_BODY = "import torch, torch.nn.functional as F\n\ndef encode(x, weight):\n    h = torch.tanh(x @ weight)\n    return F.normalize(h, dim=-1), h\n"
+
+
+@pytest.fixture(params=[False, True], ids=["cold", "warm"], autouse=True)
+def mode(request, monkeypatch):
+    """Every bad input is tried in a cold child and in a child forked from the warm worker."""
+    monkeypatch.setenv("AUTOGRADER_WARM", "1" if request.param else "0")
+    return request.param
 
 
 def _grade(path, **kw):
@@ -89,3 +98,4 @@ def test_empty_file(submission):
 def test_huge_output_does_not_hurt(submission):
     result = grade("breaks_checkpoint", submission(SOLUTION_BODY + "print('x' * 5_000_000)\n"), seed=3)
     assert result.passed and len(result.output_tail) <= 10_000
+

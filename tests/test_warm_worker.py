@@ -1,0 +1,40 @@
+"""The warm worker (zygote.py) gives the same verdicts as a cold child and leaks nothing between gradings."""
+
+from autograder.grader import grade
+from conftest import ROOT
+
+STARTER = ROOT / "exercises/01_dynamo_core/recompile_global_log.py"
+
+
+def test_warm_and_cold_agree_on_verdicts_and_measurements():
+    for path in (STARTER, ROOT / "solutions/01_dynamo_core/recompile_global_log.py"):
+        cold = grade("recompile_global_log", path, seed=5, warm=False)
+        warm = grade("recompile_global_log", path, seed=5, warm=True)
+        assert (cold.status, cold.score) == (warm.status, warm.score)
+        for key in ("graphs", "recompiles", "compiled_calls", "graph_breaks"):
+            assert cold.measurements[key] == warm.measurements[key], key
+
+
+def test_nothing_one_submission_changes_reaches_the_next(submission):
+    baseline = grade("recompile_global_log", STARTER, seed=5, warm=True)
+    polluter = submission(STARTER.read_text() + (
+        "\nimport builtins, torch._dynamo\n"
+        "torch._dynamo.config.recompile_limit = 1000\n"
+        "torch.compiler.set_stance('force_eager')\n"
+        "builtins.POLLUTED = True\n"
+        "import autograder.checks\nautograder.checks.RUNNERS.clear()\n"))
+    assert not grade("recompile_global_log", polluter, seed=5, warm=True).passed
+    after = grade("recompile_global_log", STARTER, seed=5, warm=True)
+    # Had the raised recompile limit leaked, all 12 calls would have run compiled code.
+    assert after.measurements["compiled_calls"] == baseline.measurements["compiled_calls"] == 8
+    assert after.measurements["recompiles"] == baseline.measurements["recompiles"] == 7
+    probe = submission("import builtins\nassert not hasattr(builtins, 'POLLUTED'), 'leaked'\n" + STARTER.read_text())
+    assert grade("recompile_global_log", probe, seed=5, warm=True).status == "failed"  # graded, not an import error
+
+
+
+def test_a_submission_that_kills_the_warm_worker_is_a_crash_and_the_worker_restarts(submission):
+    killer = submission("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n")
+    result = grade("breaks_checkpoint", killer, seed=3, warm=True)
+    assert result.status == "error" and result.score == 0 and "died" in result.message
+    assert grade("breaks_checkpoint", ROOT / "solutions/01_dynamo_core/breaks_checkpoint.py", seed=3, warm=True).passed
