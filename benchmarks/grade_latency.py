@@ -2,8 +2,9 @@
 
     python benchmarks/grade_latency.py [--runs 7] [--exercise breaks_checkpoint]
 
-Reports the library call (`grade()`) and the command line (`python -m autograder grade --json`),
-each on the reference solution and on the starting file. A benchmark, not a test: numbers vary
+Reports the library call (`grade()`, cold: a fresh interpreter per grading), the same call forked
+from the warm worker (`warm=True`, what watch, notebook checks and batches use), and the command
+line (`python -m autograder grade --json`), each on the reference solution and on the starter. A benchmark, not a test: numbers vary
 with the machine; the README records what it printed on the course's 2-core reference machine.
 """
 
@@ -40,7 +41,8 @@ def main() -> None:
     exercise = load(args.exercise)
     rows = []
     for label, path in (("solution", exercise.master), ("starter", exercise.starter)):
-        rows.append((f"grade() on the {label}", timed(lambda: grade(exercise.id, path, seed=1), args.runs)))
+        rows.append((f"grade() on the {label}", timed(lambda: grade(exercise.id, path, seed=1, warm=False), args.runs)))
+        rows.append((f"grade(warm=True) on the {label}", timed(lambda: grade(exercise.id, path, seed=1, warm=True), args.runs)))
         cli = [sys.executable, "-m", "autograder", "grade", exercise.id, str(path), "--json", "--seed", "1"]
         rows.append((f"CLI grade --json on the {label}", timed(lambda: subprocess.run(cli, cwd=ROOT, capture_output=True), args.runs)))
     print(f"exercise {exercise.id}, {args.runs} warm runs each")
