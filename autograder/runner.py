@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -16,6 +18,37 @@ from .exercise import ROOT
 OUTPUT_KEEP = 8000  # characters of the child's output kept for the learner
 _PASS_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TORCHINDUCTOR_CACHE_DIR", "CUDA_VISIBLE_DEVICES",
              "OMP_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "VIRTUAL_ENV")
+
+
+MEMORY_LIMIT = 4 << 30  # address space of one grading; torch with the eager backend peaks below 1 GiB
+FILE_SIZE_LIMIT = 64 << 20
+_CLONE_NEWNET = 0x40000000
+
+
+def contain(timeout: float) -> list[str]:
+    """Limit the current process (a grading child, before any submission code): CPU time, address
+    space, file size, no core dumps, and, where permitted, an empty network namespace.
+
+    Returns what was applied, for the result. Runs in the child between fork and exec.
+    """
+    applied = []
+    limits = [(resource.RLIMIT_CPU, int(2 * timeout) + 10, "cpu"), (resource.RLIMIT_AS, MEMORY_LIMIT, "memory"),
+              (resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT, "file size"), (resource.RLIMIT_CORE, 0, "core")]
+    for kind, value, label in limits:
+        try:
+            soft, hard = resource.getrlimit(kind)
+            value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(kind, (value, hard))
+            applied.append(label)
+        except (ValueError, OSError):
+            pass
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.unshare(_CLONE_NEWNET) == 0:
+            applied.append("no network")
+    except (OSError, AttributeError):
+        pass
+    return applied
 
 
 @dataclass
@@ -50,6 +83,7 @@ def run_child(job: dict, timeout: float) -> ChildRun:
             [sys.executable, "-I", "-c", launcher],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             cwd=workdir, env=env, pass_fds=(write_fd,), start_new_session=True,
+            preexec_fn=lambda: contain(timeout),
         )
         os.close(write_fd)
         received: list[bytes] = []

@@ -25,7 +25,7 @@ import threading
 import time
 
 from .exercise import ROOT
-from .runner import OUTPUT_KEEP, ChildRun, child_environment
+from .runner import OUTPUT_KEEP, ChildRun, child_environment, contain
 
 _READY = "zygote-ready"
 
@@ -67,6 +67,7 @@ def _run_forked(child, job: dict) -> dict:
             os.dup2(output_w, 2)
             os.close(output_w)
             os.chdir(workdir)
+            contain(timeout)
             child.run_job(job, result_w)
         finally:
             os._exit(70)

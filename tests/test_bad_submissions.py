@@ -99,3 +99,25 @@ def test_huge_output_does_not_hurt(submission):
     result = grade("breaks_checkpoint", submission(SOLUTION_BODY + "print('x' * 5_000_000)\n"), seed=3)
     assert result.passed and len(result.output_tail) <= 10_000
 
+
+
+def test_memory_bomb_is_stopped(submission):
+    result = _grade(submission("blocks = []\nwhile True:\n    blocks.append(bytearray(256 << 20))\n"), timeout=60)
+    assert result.status == "error"
+
+
+def test_network_is_unreachable_where_the_platform_allows(submission):
+    import os
+
+    probe = SOLUTION_BODY + (
+        "import socket\n"
+        "try:\n    socket.create_connection(('127.0.0.1', 1), timeout=1)\nexcept OSError as exc:\n"
+        "    print('NETWORK', type(exc).__name__, exc.errno)\n")
+    result = grade("breaks_checkpoint", submission(probe), seed=3)
+    if os.geteuid() == 0:  # a new network namespace: even loopback is down
+        assert "NETWORK OSError 101" in result.output_tail or "Network is unreachable" in result.output_tail, result.output_tail
+
+
+def test_huge_file_writes_are_cut_off(submission):
+    result = _grade(submission(SOLUTION_BODY + "open('big.bin', 'wb').write(b'x' * (200 << 20))\n"))
+    assert result.status == "error"
