@@ -45,7 +45,19 @@ CHECK_KINDS: dict[str, set[str]] = {
     "answers": {"constant", "truth"},
     "speed": {"min_ratio", "against", "backend", "needs", "warmup", "repeats", "size_hint"},
     "custom": {"function"},
+    # Chapter 2 (checks_breaks.py):
+    "escape_hatch": {"via", "ops"},
+    "output": {"stream", "expect"},
+    "no_dodge": {"forbid"},
+    "opcheck": {"op", "samples"},
+    # Chapters 3 and 4 (checks_tracing.py):
+    "nonstrict": {"helper", "hook", "observe", "ops", "mode", "rtol", "atol"},
+    "ops": {"max", "min_largest"},
 }
+# The dodges a no_dodge check can look for (checks_breaks.py says how each is detected).
+DODGES = {"disable", "allow_in_graph", "is_compiling", "set_stance", "eager_fallback"}
+# What `config_may_add` may let a set-valued torch._dynamo.config key gain (probe decides membership).
+CONFIG_ADDITIONS = {"print", "logging"}
 COMMON_CHECK_KEYS = {"kind", "name", "points", "section", "hidden"}
 COMPILE_KEYS = {"fullgraph", "dynamic", "backend"}
 
@@ -87,6 +99,14 @@ class Exercise:
     timeout: float
     task: str  # the module docstring: what the learner is asked to do
     master: Path = field(repr=False)
+    # Set-valued torch._dynamo.config keys the learner may only *add* to, and what they may add:
+    # {"reorderable_logging_functions": ["print"], "ignore_logging_functions": ["logging"]}.
+    config_may_add: dict = field(default_factory=dict)
+    # Optional: a function in the file that the grader calls as driver(compiled_entry, *args) for
+    # each call of the schedule (the learner's eager code around the compiled function).
+    driver: str | None = None
+    # Optional: rules of the static scan (scan.py) this exercise allows, e.g. ["threading"].
+    scan_allow: list = field(default_factory=list)
 
     @property
     def chapter_number(self) -> int:
@@ -241,7 +261,7 @@ def parse_master(path: Path) -> Exercise:
     for key in ("title", "entry", "syllabus", "checks", "starter_fails", "hints"):
         _expect(key in header, where, f"the header needs '{key}'")
     known = {"format_version", "title", "syllabus", "section", "entry", "factory", "compile", "submission_may_set",
-             "allow_config", "checks", "starter_fails", "hints", "timeout"}
+             "allow_config", "checks", "starter_fails", "hints", "timeout", "config_may_add", "driver", "scan_allow"}
     unknown = set(header) - known
     _expect(not unknown, where, f"unknown header keys {sorted(unknown)}")
     syllabus = [str(s) for s in header["syllabus"]]
@@ -251,7 +271,16 @@ def parse_master(path: Path) -> Exercise:
     compile_options = dict(header.get("compile", {}))
     _expect(set(compile_options) <= COMPILE_KEYS, where, f"compile accepts only {sorted(COMPILE_KEYS)}")
     may_set = list(header.get("submission_may_set", []))
-    _expect(set(may_set) <= {"dynamic", "fullgraph"}, where, "submission_may_set accepts only 'dynamic' and 'fullgraph'")
+    _expect(set(may_set) <= {"dynamic", "fullgraph", "recompile_limit"}, where,
+            "submission_may_set accepts only 'dynamic', 'fullgraph' and 'recompile_limit'")
+
+    may_add = dict(header.get("config_may_add", {}))
+    for key, tokens in may_add.items():
+        _expect(isinstance(tokens, list) and set(tokens) <= CONFIG_ADDITIONS and bool(tokens), where,
+                f"config_may_add.{key} must be a list drawn from {sorted(CONFIG_ADDITIONS)}")
+        _expect(key not in header.get("allow_config", []), where, f"{key} is in both allow_config and config_may_add; keep one")
+    driver = header.get("driver")
+    _expect(driver is None or (isinstance(driver, str) and driver.isidentifier()), where, "driver must name a function in the file")
 
     checks: list[CheckSpec] = []
     for raw in header["checks"]:
@@ -264,6 +293,25 @@ def parse_master(path: Path) -> Exercise:
         _expect(all(c.name != name for c in checks), where, f"two checks are named {name!r}; give one a 'name'")
         points = raw.get("points", 1)
         _expect(isinstance(points, int) and points >= 0, where, f"check {name!r}: points must be a whole number >= 0")
+        if kind == "escape_hatch":
+            _expect(compile_options.get("backend") in (None, "aot_eager"), where,
+                    "an escape_hatch check traces the graphs with aot_eager: leave compile.backend unset or \"aot_eager\"")
+            _expect(params.get("via", "any") in ("nonstrict_trace", "custom_op", "any"), where,
+                    "escape_hatch.via is one of \"nonstrict_trace\", \"custom_op\", \"any\"")
+        if kind == "output":
+            _expect(params.get("stream", "stdout") in ("stdout", "logging"), where, "output.stream is \"stdout\" or \"logging\"")
+            _expect(params.get("expect", "reference") in ("reference", "silent"), where, "output.expect is \"reference\" or \"silent\"")
+        if kind == "no_dodge":
+            _expect(set(params.get("forbid", [])) <= DODGES, where, f"no_dodge.forbid is drawn from {sorted(DODGES)}")
+        if kind == "opcheck":
+            _expect(isinstance(params.get("op"), str) and "::" in params["op"], where, "opcheck.op names the operator as \"namespace::name\"")
+        if kind == "nonstrict":
+            _expect(isinstance(params.get("helper"), str) and params["helper"].isidentifier(), where,
+                    "nonstrict.helper names the module-level function the grader traces")
+            _expect(set(params.get("observe", ["output"])) <= {"output", "stdout", "arguments"}, where,
+                    "nonstrict.observe is drawn from \"output\", \"stdout\", \"arguments\"")
+            _expect(params.get("mode", "fake") in ("fake", "real", "symbolic"), where, "nonstrict.mode is \"fake\", \"real\" or \"symbolic\"")
+            _expect(not header.get("factory"), where, "a nonstrict check calls the entry itself: factory exercises are not supported")
         checks.append(CheckSpec(kind=kind, name=name, points=points, params=params, section=str(raw.get("section", section))))
     names = {c.name for c in checks}
     starter_fails = list(header["starter_fails"])
@@ -298,12 +346,15 @@ def parse_master(path: Path) -> Exercise:
         compile=compile_options,
         submission_may_set=may_set,
         allow_config=list(header.get("allow_config", [])),
+        config_may_add={key: list(tokens) for key, tokens in may_add.items()},
+        driver=driver,
         checks=checks,
         starter_fails=starter_fails,
         hints=hints,
         timeout=float(header.get("timeout", 90)),
         task=task.strip(),
         master=path,
+        scan_allow=[str(rule) for rule in header.get("scan_allow", [])],
     )
 
 

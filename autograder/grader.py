@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import os
 import secrets
+import tempfile
 import time
 from pathlib import Path
 
 from . import exercise as exercise_format
+from .loader import load_submission
 from .result import ERROR, FAILED, CheckResult, Result, settle
 from .runner import run_child
-
-MAX_SUBMISSION_BYTES = 1_000_000
+from .scan import scan
 
 
 def _error(exercise, path: str, message: str, seed=None, output_tail: str = "", **extra) -> Result:
@@ -43,18 +44,33 @@ def grade(exercise_id: str, path: str | os.PathLike | None = None, *, seed: int 
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     started = time.perf_counter()
 
-    raw = target.read_bytes()
-    if len(raw) > MAX_SUBMISSION_BYTES:
-        return _error(exercise, shown, f"The file is {len(raw)} bytes; submissions are limited to {MAX_SUBMISSION_BYTES}. Submit only your edited exercise file.", seed)
-    try:
-        source = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return _error(exercise, shown, f"The file is not UTF-8 text (byte {exc.start}). Save it as UTF-8 and check again.", seed)
-    try:
-        compile(source, str(target), "exec")
-    except SyntaxError as exc:
-        return _error(exercise, shown, f"Your file has a syntax error on line {exc.lineno}: {exc.msg}. Fix it so Python can read the file, then check again.", seed)
+    loaded = load_submission(target)
+    if loaded.source is None:
+        return _error(exercise, shown, loaded.problem, seed)
+    findings = scan(loaded.source, exercise.scan_allow)
+    with tempfile.TemporaryDirectory(prefix="autograder-sub-") as holder:
+        if loaded.kind == "ipynb":  # the child imports Python; give it the notebook's code cells
+            target = Path(holder) / f"{exercise.id}.py"
+            target.write_text(loaded.source, encoding="utf-8")
+        result = _run(exercise, target, shown, seed, timeout, warm)
+    if findings:
+        result.extra["scan"] = [str(f) for f in findings]
+        if result.status != ERROR:
+            _void(result, "Integrity: " + "; ".join(str(f) for f in findings) + ". No fix needs these; remove them.")
+    result.duration_s = round(time.perf_counter() - started, 3)
+    return result
 
+
+def _void(result: Result, message: str) -> None:
+    """Fail a grade whose run cannot be trusted: every score becomes 0."""
+    for check in result.checks:
+        check.score = 0
+    result.score = 0
+    result.status = FAILED
+    result.message = message
+
+
+def _run(exercise, target: Path, shown: str, seed: int, timeout, warm) -> Result:
     limit = timeout if timeout is not None else exercise.timeout
     job = {"root": str(exercise_format.ROOT), "master": str(exercise.master), "submission": str(target), "seed": seed}
     if warm is None:
@@ -65,7 +81,6 @@ def grade(exercise_id: str, path: str | os.PathLike | None = None, *, seed: int 
         run = shared_runner().run(job, limit)
     else:
         run = run_child(job, limit)
-    elapsed = time.perf_counter() - started
     payload = run.payload
     if run.timed_out:
         result = _error(exercise, shown, f"Grading stopped after {limit:.0f} s. Does your code loop forever, or wait for input? "
@@ -85,16 +100,11 @@ def grade(exercise_id: str, path: str | os.PathLike | None = None, *, seed: int 
         settle(result)
         violations = payload.get("violations") or []
         if violations:
-            for check in result.checks:
-                check.score = 0
-            result.score = 0
-            result.status = FAILED
             result.extra["violations"] = violations
-            result.message = "Integrity: " + "; ".join(violations) + ". Fix the code itself instead."
+            _void(result, "Integrity: " + "; ".join(violations) + ". Fix the code itself instead.")
         elif not result.passed:
             first = result.failed_checks()[0]
             result.message = first.message
         else:
             result.message = f"Passed: {result.score}/{result.max_score}."
-    result.duration_s = round(elapsed, 3)
     return result
