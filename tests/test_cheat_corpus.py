@@ -1,0 +1,57 @@
+"""A corpus of cheats, generated from every exercise's own starting file, each graded as failed.
+
+Each cheat tries to turn the still-broken starter into a pass without fixing it. Every one must
+fail, within the time limit, with a message; where the grader detects the cheat itself (not only
+the broken code), the message must say so.
+"""
+
+import pytest
+
+from autograder.exercise import discover
+from autograder.grader import grade
+
+EXERCISES = discover()
+
+CHEATS = {
+    # name: (code appended to the starter, a word the message or findings must contain, or "")
+    "patch_torch_compile": ("\nimport torch\ntorch.compile = lambda fn=None, **kw: fn\n", "Integrity"),
+    "patch_dynamo_optimize": ("\nimport torch._dynamo\ntorch._dynamo.optimize = lambda *a, **k: (lambda fn: fn)\n", "Integrity"),
+    "force_eager_stance": ("\nimport torch\ntorch.compiler.set_stance('force_eager')\n", "stance"),
+    "eager_on_recompile_stance": ("\nimport torch\ntorch.compiler.set_stance('eager_on_recompile')\n", "stance"),
+    "raise_recompile_limit": ("\nimport torch._dynamo\ntorch._dynamo.config.recompile_limit = 100000\n", "recompile_limit"),
+    "suppress_errors": ("\nimport torch._dynamo\ntorch._dynamo.config.suppress_errors = True\n", "suppress_errors"),
+    "clear_the_check_table": ("\nimport autograder.checks as c\nc.RUNNERS.clear()\n", "Integrity"),
+    "fake_json_on_stdout": ('\nprint(\'{"status": "passed", "score": 100, "max_score": 100}\')\n', ""),
+    "exit_before_the_verdict": ("\nimport os\nos._exit(0)\n", ""),
+    "hidden_exit": ("\ngetattr(__builtins__ if isinstance(__builtins__, dict) else vars(__builtins__), 'get', lambda *a: None)\n"
+                    "import importlib\nimportlib.import_module('o' + 's')._exit(0)\n", ""),
+    "verdict_at_exit": ("\nimport atexit\natexit.register(lambda: print('{\"status\": \"passed\"}'))\n", "atexit"),
+    "swap_the_probe_module": ("\nimport sys, types\nfake = types.ModuleType('autograder.probe')\nsys.modules['autograder.probe'] = fake\n", "sys.modules"),
+}
+
+
+def _allowed(exercise, name):
+    if name == "raise_recompile_limit":
+        return "recompile_limit" in exercise.allow_config or "cache_size_limit" in exercise.allow_config
+    return False
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("exercise", EXERCISES, ids=[e.id for e in EXERCISES])
+def test_every_cheat_fails_on_every_exercise(exercise, tmp_path):
+    starter = exercise.starter.read_text()
+    problems = []
+    for name, (code, marker) in CHEATS.items():
+        if _allowed(exercise, name):
+            continue
+        path = tmp_path / f"{name}.py"
+        path.write_text(starter + code)
+        result = grade(exercise.id, path, seed=21, timeout=60)
+        text = " ".join([result.message, *result.extra.get("violations", []), *result.extra.get("scan", [])])
+        if result.passed or result.score != 0:
+            problems.append(f"{name}: scored {result.score}/{result.max_score}")
+        elif not result.message:
+            problems.append(f"{name}: failed without a message")
+        elif marker and marker not in text:
+            problems.append(f"{name}: not named as a cheat ({marker!r} missing from: {text[:300]})")
+    assert not problems, problems
