@@ -173,13 +173,52 @@ class WarmRunner:
             self._process = None
 
 
-_shared: WarmRunner | None = None
+class WarmPool:
+    """Up to ``size`` warm runners, so that several threads can grade at once (one zygote each)."""
+
+    def __init__(self, size: int):
+        self.size = max(1, size)
+        self._idle: list[WarmRunner] = []
+        self._all: list[WarmRunner] = []
+        self._lock = threading.Condition()
+
+    def run(self, job: dict, timeout: float) -> ChildRun:
+        with self._lock:
+            while not self._idle and len(self._all) >= self.size:
+                self._lock.wait()
+            if self._idle:
+                runner = self._idle.pop()
+            else:
+                runner = WarmRunner()
+                self._all.append(runner)
+        try:
+            return runner.run(job, timeout)
+        finally:
+            with self._lock:
+                self._idle.append(runner)
+                self._lock.notify()
+
+    def start(self) -> None:
+        """Start every zygote now rather than on first use (each takes seconds to import torch)."""
+        with self._lock:
+            while len(self._all) < self.size:
+                runner = WarmRunner()
+                runner._start()
+                self._all.append(runner)
+                self._idle.append(runner)
+
+    def close(self) -> None:
+        for runner in self._all:
+            runner.close()
 
 
-def shared_runner() -> WarmRunner:
-    """One warm runner per process, closed at exit."""
+_shared: WarmPool | None = None
+
+
+def shared_runner() -> WarmPool:
+    """One pool of warm runners per process (size: AUTOGRADER_WORKERS, default the CPU count), closed at exit."""
     global _shared
     if _shared is None:
-        _shared = WarmRunner()
+        _shared = WarmPool(int(os.environ.get("AUTOGRADER_WORKERS", os.cpu_count() or 1)))
         atexit.register(_shared.close)
     return _shared
