@@ -8,6 +8,7 @@ through a pipe the parent opened, never through stdout, which belongs to the sub
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import importlib.util
 import json
@@ -60,11 +61,31 @@ def run_job(job: dict, channel: int) -> None:
     os._exit(0)  # skip interpreter teardown: nothing the submission registered (atexit) runs after the verdict
 
 
+def config_addition_problems(probe, exercise, before: dict, key: str) -> list[str]:
+    """Why a change to ``key`` breaks the exercise's ``config_may_add`` rule, if it does: the set may only
+    gain members of the allowed kinds ("print", "logging"), and lose none."""
+    tokens = exercise.config_may_add[key]
+    kinds = " or ".join({"print": "`print`", "logging": "logging functions (logger.debug, logging.info, ...)"}[t] for t in tokens)
+    why = (": whatever is in ignore_logging_functions is dropped from compiled code without a trace, real work included"
+           if key == "ignore_logging_functions" else "")
+    try:
+        added, removed = probe.config_set_changes(before, key)
+    except TypeError:
+        return [f"torch._dynamo.config.{key} was replaced by something that is not a set; this exercise lets it only gain {kinds}"]
+    problems = []
+    for value in added:
+        if not (("print" in tokens and value is print) or ("logging" in tokens and probe.is_logging_callable(value))):
+            problems.append(f"torch._dynamo.config.{key} gained {probe.describe_callable(value)}; this exercise lets it gain only {kinds}{why}")
+    for value in removed:
+        problems.append(f"torch._dynamo.config.{key} lost {probe.describe_callable(value)}; this exercise does not allow removing entries")
+    return problems
+
+
 def grade_in_child(job: dict) -> dict:
     sys.path.insert(0, job["root"])
     import torch
 
-    from autograder import checks, probe, timing
+    from autograder import checks, checks_tracing, probe, timing
     from autograder.exercise import parse_master, starter_source
     from autograder.integrity import Watch
 
@@ -74,6 +95,7 @@ def grade_in_child(job: dict) -> dict:
 
     # The grader's own copy: schedule, reference outputs and truths, before any learner code runs.
     probe.clean_state()
+    config_pristine = probe.config_snapshot()
     torch.manual_seed(job["seed"])
     master = _load_module("autograder_reference", job["master"])
     generator = torch.Generator().manual_seed(job["seed"])
@@ -82,9 +104,19 @@ def grade_in_child(job: dict) -> dict:
     if exercise.factory and not hasattr(master, "reference"):
         torch.manual_seed(job["seed"])
         reference = reference()
-    expected = [probe._detach(reference(*copy.deepcopy(args))) for args in calls]
+    capture_output = any(spec.kind == "output" for spec in exercise.checks)
+    if exercise.driver:  # the master's own driver around its eager entry is the reference
+        reference = (lambda entry, drive: lambda *args: drive(entry, *args))(reference, getattr(master, exercise.driver))
+    expected, expected_output = [], []
+    for args in calls:
+        with (probe.captured_output() if capture_output else contextlib.nullcontext({})) as seen:
+            expected.append(probe._detach(reference(*copy.deepcopy(args))))
+        expected_output.append(seen)
     truth = {spec.name: getattr(master, spec.params.get("truth", "expected_answers"))()
              for spec in exercise.checks if spec.kind == "answers"}
+    prepared = checks_tracing.prepare_references(exercise, master, calls)  # eager runs of the grader's pipelines (nonstrict)
+    probe.forget_custom_ops(master)  # the submission may register the same operator names
+    probe.config_restore(config_pristine, keep=set())  # nor may the master's own configuration help it
     probe.clean_state()
     config_before = probe.config_snapshot()
 
@@ -110,9 +142,15 @@ def grade_in_child(job: dict) -> dict:
     violations = watch.violations()
     changes = probe.config_changes(config_before)
     allowed = set(exercise.allow_config)
-    for key in sorted(set(changes) - allowed):
+    for key in sorted(set(changes) & set(exercise.config_may_add)):
+        problems = config_addition_problems(probe, exercise, config_before, key)
+        violations += problems
+        if not problems:
+            allowed.add(key)
+    for key in sorted(set(changes) - allowed - set(exercise.config_may_add)):
         violations.append(f"torch._dynamo.config.{key} was changed ({changes[key][0]!r} -> {changes[key][1]!r}); this exercise does not allow it")
     probe.config_restore(config_before, keep=allowed)
+    config_kept = probe.config_snapshot()
     if probe.stance() != "default":
         violations.append(f"the compiler stance was set to {probe.stance()!r}; the grader uses the default stance")
 
@@ -131,8 +169,23 @@ def grade_in_child(job: dict) -> dict:
         for key in exercise.submission_may_set:
             if key in chosen:
                 options[key] = chosen[key]
-    measurement = probe.measure(entry, calls, options, prefer_file=path)
+    driver = None
+    if exercise.driver:
+        driver = getattr(submission, exercise.driver, None)
+        if driver is None or not callable(driver):
+            return {**base, "ok": False, "stage": "entry",
+                    "message": f"Your file must define a function named `{exercise.driver}`: the grader calls it with the compiled "
+                               f"`{exercise.entry}` and its inputs. `python -m autograder reset {exercise.id}` restores the starting file."}
+    measure = checks_tracing.no_dynamo_measurement if checks_tracing.measures_itself(exercise) else probe.measure
+    measurement = measure(entry, calls, options, prefer_file=path, driver=driver, capture_output=capture_output,
+                          capture_aot=any(spec.kind == "escape_hatch" for spec in exercise.checks))
     violations += [v for v in watch.violations() if v not in violations]
+    for key, (old, new) in sorted(probe.config_changes(config_kept).items()):  # changed by code that ran while measured
+        if key in exercise.allow_config:
+            continue
+        problems = (config_addition_problems(probe, exercise, config_before, key) if key in exercise.config_may_add else
+                    [f"torch._dynamo.config.{key} was changed while your code ran ({old!r} -> {new!r}); this exercise does not allow it"])
+        violations += [problem for problem in problems if problem not in violations]
     if probe.stance() != "default":
         violations.append(f"the compiler stance was changed to {probe.stance()!r} while your code ran")
 
@@ -144,7 +197,8 @@ def grade_in_child(job: dict) -> dict:
         return made() if exercise.factory else made
 
     ctx = checks.Context(exercise=exercise, measurement=measurement, calls=calls, expected=expected, submission=submission,
-                         master=master, entry=entry, truth=truth, submission_file=path, starter_entry=starter_entry)
+                         master=master, entry=entry, truth=truth, submission_file=path, starter_entry=starter_entry,
+                         expected_output=expected_output, prepared=prepared)
     results = checks.run_checks(ctx)
     violations += [v for v in watch.violations() if v not in violations]
     measurements = measurement.to_dict()

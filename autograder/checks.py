@@ -32,6 +32,8 @@ class Context:
     truth: dict = field(default_factory=dict)  # answers the grader measured itself
     submission_file: str = ""
     starter_entry: object = None  # zero-argument function returning the starter's callable
+    expected_output: list = field(default_factory=list)  # per call: what the reference printed/logged (output checks)
+    prepared: dict = field(default_factory=dict)  # check name -> reference run made before the submission loaded (nonstrict)
 
 
 def _lesson(spec: CheckSpec, exercise: Exercise) -> str:

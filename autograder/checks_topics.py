@@ -2,3 +2,5 @@
 
 Add one line per module: ``from . import checks_<topic>  # noqa: F401``.
 """
+from . import checks_breaks  # noqa: F401
+from . import checks_tracing  # noqa: F401

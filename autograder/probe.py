@@ -31,6 +31,8 @@ from torch._dynamo.utils import counters
 _TORCH_DIR = os.path.dirname(torch.__file__)
 _STDLIB_DIR = sysconfig.get_paths()["stdlib"]
 _RECOMPILE_LOGGER = "torch._dynamo.guards.__recompiles"
+_TORCH_NAMESPACES = {"aten", "prims", "prim", "_c10d_functional", "c10d_functional", "higher_order", "quantized", "profiler",
+                     "inductor", "debugprims", "rngprims", "fsdp", "_quantized", "_c10d_functional_autograd", "mkldnn", "onednn"}
 
 
 def _is_user_file(filename: str) -> bool:
@@ -62,9 +64,13 @@ class GraphTally:
     by default the graph runs as captured, which keeps structure checks fast.
     """
 
-    def __init__(self, inner: str | None = None, prefer_file: str | None = None):
+    def __init__(self, inner: str | None = None, prefer_file: str | None = None, capture_aot: bool = False):
         self.inner = inner
         self.prefer_file = prefer_file
+        # capture_aot: run the graphs through aot_eager and keep the op names of each AOT forward
+        # graph, which shows what an escape hatch (nonstrict_trace, a custom op) really traced.
+        self.capture_aot = capture_aot
+        self.aot_targets: list[str] = []
         self.graphs: list[torch.fx.GraphModule] = []
         self.compile_ids: list[str] = []
         self.breaks: list[dict] = []
@@ -76,7 +82,10 @@ class GraphTally:
         reason = getattr(gm, "compile_subgraph_reason", None)
         if reason is not None and reason.graph_break:
             self.breaks.append({"reason": _first_paragraphs(reason.reason), **_site(reason.user_stack, self.prefer_file)})
-        compiled = gm.forward if self.inner is None else torch._dynamo.lookup_backend(self.inner)(gm, example_inputs)
+        if self.capture_aot and self.inner in (None, "aot_eager"):
+            compiled = torch._dynamo.lookup_backend("aot_eager")(gm, example_inputs, fw_compiler=self._record_aot)
+        else:
+            compiled = gm.forward if self.inner is None else torch._dynamo.lookup_backend(self.inner)(gm, example_inputs)
 
         def run_compiled(*args):
             self.runs += 1
@@ -94,6 +103,33 @@ class GraphTally:
     def targets(self) -> list[str]:
         """Every op the graphs call, by name, for checks that look inside the graphs."""
         return [str(n.target) for gm in self.graphs for n in gm.graph.nodes if n.op.startswith("call_")]
+
+    def _record_aot(self, gm, example_inputs):
+        from torch._dynamo.backends.debugging import boxed_nop
+
+        self.aot_targets += [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+        return boxed_nop(gm, example_inputs)
+
+    def user_calls(self) -> list[str]:
+        """Python functions from outside torch that a graph calls as one opaque node (allow_in_graph)."""
+        found = []
+        for gm in self.graphs:
+            for n in gm.graph.nodes:
+                code = getattr(n.target, "__code__", None) if n.op == "call_function" else None
+                if code is not None and _is_user_file(code.co_filename):
+                    found.append(getattr(n.target, "__qualname__", getattr(n.target, "__name__", str(n.target))))
+        return found
+
+    def custom_ops(self) -> list[str]:
+        """Operators from a library namespace outside torch's own that the graphs call, e.g. "course::interp"."""
+        found = []
+        for gm in self.graphs:
+            for n in gm.graph.nodes:
+                if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload):
+                    namespace = n.target.namespace
+                    if namespace not in _TORCH_NAMESPACES:
+                        found.append(f"{namespace}::{n.target._opname}")
+        return found
 
 
 def _recompile_index(compile_id: str) -> int:
@@ -197,6 +233,82 @@ def config_restore(before: dict, keep: set[str]) -> None:
                 setattr(torch._dynamo.config, key, copy.copy(before[key]))
 
 
+def config_set_changes(before: dict, key: str) -> tuple[list, list]:
+    """(added, removed) members of a set-valued ``torch._dynamo.config`` key since ``before``."""
+    old, now = set(before.get(key) or ()), set(getattr(torch._dynamo.config, key) or ())
+    return [v for v in now if v not in old], [v for v in old if v not in now]
+
+
+def is_logging_callable(obj) -> bool:
+    """A function or method of the standard ``logging`` module (``logger.debug``, ``logging.info``, ...)."""
+    function = getattr(obj, "__func__", obj)
+    return callable(obj) and getattr(function, "__module__", None) == "logging"
+
+
+def describe_callable(obj) -> str:
+    owner = getattr(obj, "__self__", None)
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
+    if owner is not None and not isinstance(owner, type(sys)) and hasattr(owner, "name"):
+        return f"{name} of logger {owner.name!r}"
+    return f"{getattr(obj, '__module__', '') or ''}.{name}".lstrip(".")
+
+
+# -- captured output and custom operators (chapter 2) -----------------------------------------
+
+class _Tee:
+    """A stdout stand-in that keeps a copy of what is written and still passes it on."""
+
+    def __init__(self, original):
+        self.original, self.parts = original, []
+
+    def write(self, text):
+        self.parts.append(text)
+        return self.original.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self.original, name)
+
+
+class _RecordHandler(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.NOTSET)
+        self.lines: list[str] = []
+
+    def emit(self, record):
+        if not record.name.startswith("torch"):
+            self.lines.append(f"{record.levelname}:{record.name}:{record.getMessage()}")
+
+
+@contextlib.contextmanager
+def captured_output():
+    """Record what runs inside prints to stdout and logs (non-torch loggers) as {"stdout", "logs"}."""
+    seen = {"stdout": "", "logs": []}
+    tee, handler, root = _Tee(sys.stdout), _RecordHandler(), logging.getLogger()
+    root.addHandler(handler)
+    sys.stdout = tee
+    try:
+        yield seen
+    finally:
+        if sys.stdout is tee:
+            sys.stdout = tee.original
+        root.removeHandler(handler)
+        seen["stdout"] = "".join(tee.parts)
+        seen["logs"] = handler.lines
+
+
+def forget_custom_ops(module) -> list[str]:
+    """Unregister the ``torch.library.custom_op``s that ``module`` defined, so that the submission can
+    define the same names; returns them. Used on the grader's own copy once its reference ran."""
+    from torch._library.custom_ops import CustomOpDef
+
+    forgotten = []
+    for value in list(vars(module).values()):
+        if isinstance(value, CustomOpDef):
+            forgotten.append(value._qualname)
+            value._lib._destroy()
+    return forgotten
+
+
 # -- measuring --------------------------------------------------------------------------------
 
 @dataclass
@@ -213,6 +325,11 @@ class Measurement:
     error: dict | None = None  # the first exception a call raised, described for the learner
     outputs: list = field(default_factory=list, repr=False)
     graph_targets: list = field(default_factory=list, repr=False)
+    # Filled only when measure() is asked for them (chapter 2's checks):
+    call_output: list = field(default_factory=list, repr=False)  # per call: {"stdout": str, "logs": [str]}
+    aot_targets: list = field(default_factory=list, repr=False)  # ops of the AOT forward graphs (capture_aot)
+    user_calls: list = field(default_factory=list, repr=False)  # learner functions called as one graph node
+    custom_ops: list = field(default_factory=list, repr=False)  # "ns::op" of non-torch operators in the graphs
 
     def to_dict(self) -> dict:
         return {
@@ -262,29 +379,42 @@ class _Frame:
 
 
 def compile_for_grading(fn, tally: GraphTally, options: dict):
-    """``torch.compile`` with the grader's backend; ``options`` holds fullgraph/dynamic only."""
-    kwargs = {k: v for k, v in options.items() if k in ("fullgraph", "dynamic")}
+    """``torch.compile`` with the grader's backend; ``options`` holds fullgraph/dynamic/recompile_limit only."""
+    kwargs = {k: v for k, v in options.items() if k in ("fullgraph", "dynamic", "recompile_limit")}
     return torch.compile(fn, backend=tally, **kwargs)
 
 
-def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop_on_error: bool = True) -> Measurement:
-    """Compile ``fn`` with a fresh GraphTally and call it once per argument tuple in ``calls``."""
+def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop_on_error: bool = True, *,
+            driver=None, capture_output: bool = False, capture_aot: bool = False) -> Measurement:
+    """Compile ``fn`` with a fresh GraphTally and call it once per argument tuple in ``calls``.
+
+    With ``driver``, each call is ``driver(compiled, *args)`` instead: the learner's own eager code
+    (a loop, a caller) that receives the grader's compiled function. ``capture_output`` records what
+    each call prints and logs; ``capture_aot`` keeps the ops of the AOT graphs (see GraphTally).
+    """
     clean_state()
-    tally = GraphTally(inner=options.get("backend"), prefer_file=prefer_file)
+    tally = GraphTally(inner=options.get("backend"), prefer_file=prefer_file, capture_aot=capture_aot)
     compiled = compile_for_grading(fn, tally, options)
     result = Measurement()
     with recompile_reasons() as reasons:
         for args in calls:
             before = tally.runs
             result.calls += 1
+            seen = {"stdout": "", "logs": []}
             try:
-                output = compiled(*copy.deepcopy(args))
+                with (captured_output() if capture_output else contextlib.nullcontext(seen)) as seen:
+                    args = copy.deepcopy(args)
+                    output = driver(compiled, *args) if driver is not None else compiled(*args)
             except Exception as exc:  # the learner's code, or Dynamo refusing it
                 result.error = describe_error(exc, prefer_file)
                 result.outputs.append(exc)
+                if capture_output:
+                    result.call_output.append(seen)
                 if stop_on_error:
                     break
                 continue
+            if capture_output:
+                result.call_output.append(seen)
             if tally.runs > before:
                 result.compiled_calls += 1
             result.outputs.append(_detach(output))
@@ -299,6 +429,9 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
     result.recompile_reasons = [line for message in reasons for line in _guard_lines(message)]
     result.skipped_frames = max(0, counters["frames"]["total"] - counters["frames"]["ok"])
     result.graph_targets = tally.targets()
+    result.aot_targets = list(tally.aot_targets)
+    result.user_calls = tally.user_calls()
+    result.custom_ops = tally.custom_ops()
     return result
 
 
@@ -399,6 +532,40 @@ def guard_count(fn, *args) -> int:
 
     torch.compile(fn, backend=GraphTally(), options={"guard_filter_fn": keep_all})(*args)
     return sum(sizes)
+
+
+@dataclass
+class CallRecord:
+    """One call of ``call_timeline``: what compiling cost during that call."""
+    seconds: float  # wall time of the call, compiling included
+    graphs: int  # graphs compiled during the call
+    recompiles: int  # of those compiles, how many were recompilations (compile id F/C with C > 0)
+    compiled: bool  # whether compiled code ran during the call
+    ops: int = 0  # operations in the graphs compiled during the call (what was traced)
+
+
+def call_timeline(fn, calls, **compile_options) -> list[CallRecord]:
+    """Compile ``fn`` and call it once per argument tuple in ``calls``; one ``CallRecord`` per call.
+
+    For lessons that plot recompiles and compile time call by call. ``compile_options`` as for
+    ``tally_run`` (``backend="inductor"`` or ``"aot_eager"`` makes each compile do real work).
+    """
+    import time
+
+    clean_state()
+    tally = GraphTally(inner=compile_options.pop("backend", None))
+    compiled = compile_for_grading(fn, tally, compile_options)
+    records = []
+    for args in calls:
+        graphs, runs = len(tally.graphs), tally.runs
+        started = time.perf_counter()
+        compiled(*args)
+        seconds = time.perf_counter() - started
+        new_ids = set(tally.compile_ids[graphs:])
+        records.append(CallRecord(seconds=seconds, graphs=len(tally.graphs) - graphs,
+                                  recompiles=sum(1 for cid in new_ids if _recompile_index(cid) > 0), compiled=tally.runs > runs,
+                                  ops=sum(tally.op_counts()[graphs:])))
+    return records
 
 
 def python_version() -> str:

@@ -1,0 +1,37 @@
+# Exercise breaks_iterator: Hand the compiled step a list, not an iterator
+# Edit this file, then check it with:  python -m autograder check breaks_iterator
+# Stuck? python -m autograder hint breaks_iterator   Start over: python -m autograder reset breaks_iterator
+"""Accumulate the loss over micro-batches in one compiled graph.
+
+`accumulate` (the compiled step) averages a squared-error loss over `MICRO` micro-batches. `train`,
+the eager loop around it, hands it an iterator over the batches, and the step pulls micro-batches
+out with `next()`. The grader compiles `accumulate` with `fullgraph=True` and calls
+`train(compiled_accumulate, batches, weight)`. Make the step compile into one graph that serves
+every call, with the same losses as before.
+"""
+
+import torch
+
+MICRO = 3  # micro-batches per optimizer step
+
+
+def accumulate(chunk, weight):
+    total = 0.0
+    for _ in range(MICRO):
+        x, y = next(chunk)  # TODO: an iterator argument cannot be traced; take the micro-batches as a list
+        total = total + ((x @ weight - y) ** 2).mean()
+    return total / MICRO
+
+
+def train(step, batches, weight):
+    """The eager loop: one loss per group of MICRO batches. `step` is the compiled accumulate."""
+    stream = iter(batches)
+    losses = []
+    for _ in range(len(batches) // MICRO):
+        losses.append(step(stream, weight))  # TODO: pull the micro-batches here and pass a list
+    return torch.stack(losses)
+
+
+if __name__ == "__main__":
+    batches = [(torch.randn(4, 8), torch.randn(4, 2)) for _ in range(2 * MICRO)]
+    print(train(torch.compile(accumulate, fullgraph=True, backend="eager"), batches, torch.randn(8, 2)))
