@@ -1,8 +1,9 @@
 """A corpus of cheats, generated from every exercise's own starting file, each graded as failed.
 
 Each cheat tries to turn the still-broken starter into a pass without fixing it. Every one must
-fail, within the time limit, with a message; where the grader detects the cheat itself (not only
-the broken code), the message must say so.
+fail, within the time limit, with a message, and earn no more than the starter alone; where the
+grader detects the cheat itself (not only the broken code), the grade is voided (0 points) and the
+message must say so.
 """
 
 import pytest
@@ -40,6 +41,7 @@ def _allowed(exercise, name):
 @pytest.mark.parametrize("exercise", EXERCISES, ids=[e.id for e in EXERCISES])
 def test_every_cheat_fails_on_every_exercise(exercise, tmp_path):
     starter = exercise.starter.read_text()
+    baseline = grade(exercise.id, exercise.starter, seed=21, timeout=60).score  # what the untouched starter earns
     problems = []
     for name, (code, marker) in CHEATS.items():
         if _allowed(exercise, name):
@@ -48,8 +50,9 @@ def test_every_cheat_fails_on_every_exercise(exercise, tmp_path):
         path.write_text(starter + code)
         result = grade(exercise.id, path, seed=21, timeout=60)
         text = " ".join([result.message, *result.extra.get("violations", []), *result.extra.get("scan", [])])
-        if result.passed or result.score != 0:
-            problems.append(f"{name}: scored {result.score}/{result.max_score}")
+        detected = bool(marker)
+        if result.passed or (detected and result.score != 0) or result.score > baseline:
+            problems.append(f"{name}: scored {result.score}/{result.max_score} (the starter alone scores {baseline})")
         elif not result.message:
             problems.append(f"{name}: failed without a message")
         elif marker and marker not in text:

@@ -15,6 +15,11 @@
 # # submission_may_set = ["dynamic"]
 # # Optional: torch._dynamo.config keys the learner may change; any other change fails the grade.
 # # allow_config = []
+# # Optional: set-valued config keys that may only gain "print" or "logging" callables.
+# # config_may_add = { reorderable_logging_functions = ["print"] }
+# # Optional: a function of the file the grader calls as driver(compiled_entry, *args) per call,
+# # for exercises about the eager code around the compiled function.
+# # driver = "run"
 # # The checks the starting file must fail: `dev check` proves it fails for this reason.
 # starter_fails = ["compiles"]
 # # A ladder, from "where to look" to "the fix"; `hint ID` shows one more each time.
@@ -27,7 +32,9 @@
 #
 # # Checks, in the order they are reported. Kinds: compiles, graphs (min/max/equal),
 # # graph_breaks (max, allowed), recompiles (max), compiled_calls, correct (rtol/atol),
-# # answers (constant, truth), speed (min_ratio, against, backend, needs), custom (function).
+# # answers (constant, truth), speed (min_ratio, against, backend, needs), custom (function),
+# # escape_hatch (via, ops), output (stream, expect), no_dodge (forbid), opcheck (op, samples).
+# # CONTRIBUTING.md has the full table.
 # [[checks]]
 # kind = "compiles"
 # points = 2
