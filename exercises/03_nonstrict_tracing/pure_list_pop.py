@@ -1,0 +1,47 @@
+# Exercise pure_list_pop: A traced helper that pops from its caller's list
+# Edit this file, then check it with:  python -m autograder check pure_list_pop
+# Stuck? python -m autograder hint pure_list_pop   Start over: python -m autograder reset pure_list_pop
+"""Take updates off the queue in plain Python, not in the traced helper.
+
+`step(weights, pending)` applies the oldest update waiting in the list `pending` and removes it
+from the list. The work is done by `apply_update`, which is traced non-strictly once and replayed
+as a graph afterwards. `apply_update` pops from the list itself: that pop is Python, so it runs
+only while tracing (on a copy of the list), and the graph keeps reading the same position.
+
+The grader passes the same `pending` list to every call, traces `apply_update` on the first one,
+and checks after each call both the result and how many updates are left, against the program
+run eagerly. Make `apply_update` pure and do the pop in `step`.
+"""
+
+import torch
+
+
+def apply_update(weights, pending):
+    """One update step on the weights. Traced once, non-strictly."""
+    update = pending.pop(0)  # TODO: mutates the caller's list, which a graph cannot do
+    return weights - 0.1 * update
+
+
+def step(weights, pending):
+    """Apply the oldest pending update and remove it from `pending`."""
+    return apply_update(weights, pending)
+
+
+if __name__ == "__main__":
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    eager_apply, traced = apply_update, []
+
+    def apply_update_traced_once(*args):
+        """What a non-strict tracer does: trace on the first call, replay the graph afterwards."""
+        if not traced:
+            traced.append(make_fx(eager_apply, tracing_mode="fake")(*args))
+        return traced[0](*args)
+
+    for name, helper in (("eager", eager_apply), ("traced", apply_update_traced_once)):
+        apply_update = helper
+        pending = [torch.full((4,), float(i)) for i in range(1, 5)]
+        weights = torch.zeros(4)
+        for _ in range(3):
+            weights = step(weights, pending)
+        print(f"{name:>6}: weights {weights.tolist()}, {len(pending)} update(s) left")

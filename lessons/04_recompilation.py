@@ -1,0 +1,634 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 4 Dealing with recompilations
+#
+# Chapter 1 showed what a recompile is: every compiled variant of a function carries guards, and
+# when a call fails the guards of every variant, Dynamo traces the function again. This lesson is
+# about living with that: how to see a recompile and the guard behind it, and five ways to avoid,
+# bound or cheapen recompiles:
+#
+# - check that dynamic shapes are on, and that your code does not turn them off (4.1);
+# - pass values that change as tensors, which are guarded on metadata, not on value (4.2);
+# - let integer attributes of modules be symbolic, or make them tensors (4.3);
+# - set the recompile limit to what a function really needs (4.4);
+# - break the graph on purpose, so that a recompile re-traces only a small part (4.5).
+#
+# Measure, don't assume: several of the documentation's examples behave differently on the torch
+# installed here, and the cells below say where. Every number is measured by the cell that states
+# it and `assert`ed there. The plots come from live runs too: `call_timeline(fn, calls)` compiles
+# `fn`, makes the calls one by one, and records for each call its wall time (compiling included),
+# how many recompiles it caused and whether it ran compiled code.
+
+# %%
+import itertools
+import logging
+import math
+import sys
+import warnings
+
+import matplotlib.pyplot as plt
+import torch
+import torch.nn.functional as F
+
+from autograder.notebook import check, hint
+from autograder.probe import call_timeline, tally_calls, tally_run
+
+torch.manual_seed(0)
+print(torch.__version__)
+
+
+def plot_timelines(title, runs, count="recompiles"):
+    """runs: {label: list of CallRecord}. Left: `count` ("recompiles" or "ops" traced) so far;
+    right: time per call, compiling included (x: the call ran eagerly)."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.2))
+    for label, records in runs.items():
+        calls = list(range(1, len(records) + 1))
+        so_far = list(itertools.accumulate(getattr(r, count) for r in records))
+        left.step(calls, so_far, where="post", marker="o", label=label)
+        line, = right.plot(calls, [r.seconds * 1000 for r in records], marker="o", label=label)
+        eager = [(i, r.seconds * 1000) for i, r in zip(calls, records) if not r.compiled]
+        if eager:
+            right.plot(*zip(*eager), "x", color=line.get_color(), markersize=10)
+    left.set(xlabel="call", ylabel=f"{'ops traced' if count == 'ops' else count} so far", title=title)
+    left.yaxis.get_major_locator().set_params(integer=True)
+    right.set(xlabel="call", ylabel="time of the call (ms)", yscale="log", title="x: the call ran eagerly")
+    left.legend(fontsize=8)
+    plt.tight_layout()
+    plt.show()
+
+
+# %% [markdown]
+# ## Seeing a recompile and its guard
+#
+# In a script, run with the environment variable `TORCH_LOGS=recompiles`; in a notebook, call
+# `torch._logging.set_logs(recompiles=True)`. Each recompile then logs the function, and for each
+# cached variant the guard that failed. Here `scale` is called with three factors; the log lines
+# are also collected from the logger to check what they say.
+
+# %%
+def scale(x, factor):
+    return x * factor
+
+
+lines = []
+collect = logging.Handler()
+collect.emit = lambda record: lines.append(record.getMessage())
+recompile_logger = logging.getLogger("torch._dynamo.guards.__recompiles")
+recompile_logger.addHandler(collect)
+torch._logging.set_logs(recompiles=True)
+torch._dynamo.reset()
+compiled_scale = torch.compile(scale, backend="eager")  # Dynamo only: no code generation
+for factor in (2.0, 3.0, 4.0):
+    compiled_scale(torch.ones(3), factor)
+torch._logging.set_logs()  # back to the default: no recompile log
+recompile_logger.removeHandler(collect)
+assert len(lines) == 1
+assert "Recompiling function scale" in lines[0] and "factor == 2.0" in lines[0]
+
+# %% [markdown]
+# One recompile, at the second call: its guard `factor == 2.0` failed. There is no third: the
+# recompile made `factor` a graph input (4.2 explains why). `TORCH_LOGS=recompiles_verbose` lists
+# every guard of every variant, and `TORCH_LOGS=guards` prints all guards as they are created.
+#
+# ## 4.1 Are dynamic shapes enabled?
+#
+# When recompiles come from shape changes, the reason reads `size mismatch at index ...`. What
+# happens next depends on `dynamic=`:
+#
+# - `None` (the default): the first graph is static; when a size guard fails, the recompile makes
+#   that dimension symbolic, and that second graph serves every later size;
+# - `True`: sizes are symbolic from the first compile;
+# - `False`: every new size is a new graph, until the recompile limit.
+#
+# A row-wise RMS norm on batches of 2 to 7 rows:
+
+# %%
+def rms_norm(x):
+    return x / x.pow(2).mean(dim=-1, keepdim=True).sqrt()
+
+
+batches = [(torch.randn(rows, 8),) for rows in range(2, 8)]
+graphs = {dynamic: tally_calls(rms_norm, batches, dynamic=dynamic).graphs for dynamic in (None, True, False)}
+print("graphs over 6 sizes:", graphs)
+assert graphs == {None: 2, True: 1, False: 6}
+
+# %% [markdown]
+# Sizes 0 and 1 are never symbolic, even with `dynamic=True`: Dynamo *specializes* them, because
+# so much code treats them differently (broadcasting, empty tensors). A stream that starts at one
+# row costs one graph more:
+
+# %%
+t = tally_calls(rms_norm, [(torch.randn(rows, 8),) for rows in (1, 2, 3, 4)], dynamic=True)
+print(t, t.recompile_reasons)
+assert t.graphs == 2
+
+# %% [markdown]
+# `torch._dynamo.mark_dynamic(x, dim)` marks one dimension of one input as symbolic before the
+# first call. It works even under `dynamic=False`, which only sets the default:
+
+# %%
+def marked_batches(compiled):
+    for rows in range(2, 8):
+        x = torch.randn(rows, 8)
+        torch._dynamo.mark_dynamic(x, 0)
+        compiled(x)
+
+
+t = tally_run(rms_norm, marked_batches, dynamic=False)
+print(t)
+assert t.graphs == 1
+
+# %% [markdown]
+# Dynamic shapes can be on and still not hold, when the code itself turns a size back into a plain
+# number. Here `pool` scales its attention scores by the log of the number of tokens, with Python's
+# `math.log`. Dynamo can carry a symbolic size through many Python operations, but not through
+# `math.log`: it falls back to the size it sees and adds a guard on that exact value. The recompile
+# reason still says `size mismatch`, so the log alone does not tell you.
+
+# %%
+query = torch.randn(16)
+lengths = [5, 9, 3, 12, 7, 2, 10, 4, 13, 6, 11, 8]
+schedule = [(torch.randn(n, 16), query) for n in lengths]
+
+
+def make_pool(log_of_length):
+    def pool(tokens, query):
+        scale = log_of_length(tokens.shape[0], tokens)
+        return torch.softmax(tokens @ query * scale, dim=0) @ tokens
+    return pool
+
+
+variants = {
+    "math.log(n)": lambda n, tokens: math.log(n),
+    "math.log2(n)": lambda n, tokens: math.log2(n) * math.log(2),
+    "math.sqrt(n)": lambda n, tokens: math.sqrt(n),
+    "torch.log(torch.tensor(n))": lambda n, tokens: torch.log(torch.tensor(n, dtype=tokens.dtype)),
+}
+graphs = {name: tally_calls(make_pool(fn), schedule).graphs for name, fn in variants.items()}
+print("graphs over 12 lengths:", graphs)
+assert graphs == {"math.log(n)": 8, "math.log2(n)": 2, "math.sqrt(n)": 2, "torch.log(torch.tensor(n))": 2}
+
+# %% [markdown]
+# `math.log2` and `math.sqrt` keep the size symbolic; `math.log` does not: 8 graphs, and the last
+# 4 lengths run eagerly (the recompile limit, 4.4). Nothing in the documentation tells these apart;
+# measuring does. Two tools find the line that specialized:
+#
+# - `TORCH_LOGS=dynamic` logs each guard the symbolic-shapes engine adds, with the source line; an
+#   `Eq(s.., 5)` guard means "this symbol must equal 5";
+# - `mark_dynamic` on the input turns the silent specialization into an error that names the line.
+
+# %%
+pool_log = make_pool(variants["math.log(n)"])
+shape_lines = []
+collect = logging.Handler()
+collect.emit = lambda record: shape_lines.append(record.getMessage())
+shapes_logger = logging.getLogger("torch.fx.experimental.symbolic_shapes")
+shapes_logger.addHandler(collect)
+torch._logging.set_logs(dynamic=logging.INFO)
+tally_calls(pool_log, schedule[:2])
+torch._logging.set_logs()
+shapes_logger.removeHandler(collect)
+specialized = [line for line in shape_lines if "[guard added]" in line and "Eq(" in line]
+print(specialized[0][:160])
+assert specialized and "math.log" in specialized[0]
+
+# %%
+def marked_first_call(compiled):
+    tokens = torch.randn(5, 16)
+    torch._dynamo.mark_dynamic(tokens, 0)
+    compiled(tokens, query)
+
+
+guards_logger = logging.getLogger("torch._guards")
+level = guards_logger.level
+guards_logger.setLevel(logging.CRITICAL)  # the error is also logged in full; the message is enough here
+try:
+    tally_run(pool_log, marked_first_call)
+    error = None
+except Exception as exc:
+    error = exc
+finally:
+    guards_logger.setLevel(level)
+print(type(error).__name__, "-", str(error).splitlines()[1].strip()[:140])
+assert type(error).__name__ == "ConstraintViolationError" and "specialized it to be a constant" in str(error)
+
+# %% [markdown]
+# The same 12 calls, call by call: with `math.log` every new length recompiles until the limit,
+# and the calls after it run eagerly (the crosses, which are fast only because this function is
+# tiny); with the torch operation there is one recompile, at the second call.
+
+# %%
+plot_timelines("pool over 12 lengths", {
+    "math.log (broken)": call_timeline(pool_log, schedule),
+    "torch.log (fixed)": call_timeline(make_pool(variants["torch.log(torch.tensor(n))"]), schedule),
+})
+
+# %% [markdown]
+# ### Exercise: dynamic_log_scale
+#
+# Make `pool` serve every length from at most two graphs, with every call compiled. Edit
+# [exercises/04_recompilation/dynamic_log_scale.py](../exercises/04_recompilation/dynamic_log_scale.py)
+# and check it; `hint("dynamic_log_scale")` helps. Run as it is, the file logs its recompiles:
+
+# %%
+# !{sys.executable} ../exercises/04_recompilation/dynamic_log_scale.py 2>&1 | grep -c "Recompiling function"
+
+# %%
+check("dynamic_log_scale")
+
+# %% [markdown]
+# ## 4.2 Wrapping constants in tensors
+#
+# A Python number is guarded on its value; a tensor is guarded on its metadata (dtype, shape,
+# device...), never on its values. The documentation says a float that changes on every call
+# recompiles on every call. On torch 2.13 with `dynamic=None` it recompiles once: the recompile
+# makes the float a graph input (a 0-d tensor the graph reads with `.item()`). With
+# `dynamic=False` it is one graph per value. Wrapped in a tensor, it never recompiles:
+
+# %%
+floats = [(torch.ones(3), 0.5 + i) for i in range(5)]
+tensors = [(torch.ones(3), torch.tensor(0.5 + i)) for i in range(5)]
+counts = {
+    "float, dynamic=None": tally_calls(scale, floats).graphs,
+    "float, dynamic=False": tally_calls(scale, floats, dynamic=False).graphs,
+    "tensor": tally_calls(scale, tensors).graphs,
+}
+print(counts)
+assert counts == {"float, dynamic=None": 2, "float, dynamic=False": 5, "tensor": 1}
+
+# %% [markdown]
+# The documentation's own before/after example also changes the *size* on each call, with
+# `torch.ones(i)` for `i` from 0 to 4. Sizes 0 and 1 are specialized (4.1), so on 2.13 that
+# example gives 3 graphs with and without the tensor: it does not show the fix.
+
+# %%
+docs_float = tally_calls(scale, [(torch.ones(i), 0.5 + i) for i in range(5)]).graphs
+docs_tensor = tally_calls(scale, [(torch.ones(i), torch.tensor(0.5 + i)) for i in range(5)]).graphs
+print("graphs:", docs_float, "with a float,", docs_tensor, "with a tensor")
+assert docs_float == docs_tensor == 3
+
+# %% [markdown]
+# The case that matters in practice is the learning rate. A scheduler changes it after every step,
+# and a compiled optimizer step reads it from `param_groups` as a float. Here the compiled
+# function installs gradients, steps Adam and steps an exponential schedule, ten times:
+
+# %%
+def make_update(lr):
+    torch.manual_seed(0)
+    params = list(torch.nn.Linear(8, 4).parameters())
+    optimizer = torch.optim.Adam(params, lr=lr)
+    scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.9)
+
+    def update(grads):
+        for p, g in zip(params, grads):
+            p.grad = g
+        optimizer.step()
+        scheduler.step()
+
+    return update
+
+
+steps = [([torch.randn(4, 8), torch.randn(4)],) for _ in range(10)]
+float_lr = tally_calls(make_update(0.01), steps)
+tensor_lr = tally_calls(make_update(torch.tensor(0.01)), steps)
+print("float lr: ", float_lr, float_lr.recompile_reasons)
+print("tensor lr:", tensor_lr)
+assert float_lr.recompiles == 1 and float_lr.recompile_reasons[0].endswith("self.param_groups[0]['lr'] == 0.01")
+assert tensor_lr.recompiles == 0
+
+# %% [markdown]
+# Again one recompile, not ten, but the graph it compiles is the whole Adam step, and the fix is
+# one argument: `lr=torch.tensor(0.01)`. The scheduler then writes each new rate into that tensor
+# in place.
+
+# %%
+plot_timelines("ten optimizer steps", {
+    "lr=0.01 (broken)": call_timeline(make_update(0.01), steps),
+    "lr=torch.tensor(0.01) (fixed)": call_timeline(make_update(torch.tensor(0.01)), steps),
+})
+
+# %% [markdown]
+# ### Exercise: recompile_lr_tensor
+#
+# Make ten compiled optimizer steps run without a single recompile, with the same parameters as an
+# eager run after every step. Edit
+# [exercises/04_recompilation/recompile_lr_tensor.py](../exercises/04_recompilation/recompile_lr_tensor.py):
+
+# %%
+# !{sys.executable} ../exercises/04_recompilation/recompile_lr_tensor.py 2>&1 | grep -m1 "lr'] =="
+
+# %%
+check("recompile_lr_tensor")
+
+# %% [markdown]
+# ## 4.3 Unspecializing integer attributes of nn.Module
+#
+# Integer attributes of an `nn.Module` are guarded on their value, and automatic dynamic does not
+# apply to them by default. A module that counts its calls in a Python int recompiles on every call,
+# until the limit; after that every call runs eagerly, with correct outputs and no error:
+
+# %%
+class CountingScale(torch.nn.Module):
+    def __init__(self, tensor_counter=False):
+        super().__init__()
+        if tensor_counter:
+            self.register_buffer("calls", torch.tensor(0))
+        else:
+            self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        return x / self.calls
+
+
+inputs = [(torch.ones(4),) for _ in range(12)]
+t = tally_calls(CountingScale(), inputs)
+print(t, t.recompile_reasons[:2])
+assert t.graphs == 8 and t.compiled_calls == 8
+assert t.recompile_reasons[0] == "0/0: self.calls == 0"
+
+# %% [markdown]
+# Two fixes. `torch._dynamo.config.allow_unspec_int_on_nn_module = True` lets such ints become
+# symbolic like any other int: one recompile, then one graph for all values. Or keep the count in a
+# tensor buffer, as `BatchNorm` does with `num_batches_tracked`: no recompile at all, and it also
+# works with `fullgraph=True`, where the int version stops with an error at the limit.
+
+# %%
+with torch._dynamo.config.patch(allow_unspec_int_on_nn_module=True):
+    flag = tally_calls(CountingScale(), inputs)
+buffer = tally_calls(CountingScale(tensor_counter=True), inputs, fullgraph=True)
+try:
+    tally_calls(CountingScale(), inputs, fullgraph=True)
+    error = None
+except Exception as exc:
+    error = exc
+print("flag:", flag, "\nbuffer:", buffer, "\nint, fullgraph=True:", type(error).__name__, "-", error)
+assert flag.graphs == 2 and flag.compiled_calls == 12
+assert buffer.graphs == 1 and buffer.compiled_calls == 12
+assert type(error).__name__ == "FailOnRecompileLimitHit"
+
+# %%
+plot_timelines("12 calls of a counting module", {
+    "int attribute (broken)": call_timeline(CountingScale(), inputs),
+    "tensor buffer (fixed)": call_timeline(CountingScale(tensor_counter=True), inputs),
+})
+
+# %% [markdown]
+# ### Exercise: recompile_module_counter
+#
+# `RunningCenter` counts its batches in an int attribute. Make it run compiled on all 12 calls with
+# at most one recompile. Either fix is accepted: that exercise allows the
+# `allow_unspec_int_on_nn_module` flag (any other config change fails the grade). Edit
+# [exercises/04_recompilation/recompile_module_counter.py](../exercises/04_recompilation/recompile_module_counter.py):
+
+# %%
+# !{sys.executable} ../exercises/04_recompilation/recompile_module_counter.py 2>&1 | grep -c "Recompiling function"
+
+# %%
+check("recompile_module_counter")
+
+# %% [markdown]
+# ## 4.4 Changing the cache size limit
+#
+# `torch._dynamo.config.recompile_limit` (default 8; `cache_size_limit` is another name for the
+# same setting) caps the compiled variants of one function. When a module's `forward` is guarded
+# on the module instance, that cap applies per instance, and `accumulated_recompile_limit` (256)
+# caps the variants of the code object over all instances.
+
+# %%
+config = torch._dynamo.config
+print("recompile_limit", config.recompile_limit, "| accumulated", config.accumulated_recompile_limit)
+assert config.recompile_limit == 8 and config.accumulated_recompile_limit == 256
+with config.patch(cache_size_limit=5):
+    assert config.recompile_limit == 5  # the two names are one setting
+
+# %% [markdown]
+# What happens at the limit depends on `fullgraph`. With the default, Dynamo stops compiling that
+# function and runs it eagerly from then on. The notice is a *logging* warning from the
+# `torch._dynamo` logger, not a Python warning, so `warnings.catch_warnings` does not see it:
+
+# %%
+def repeat_by_length(x, text):
+    return x * len(text)        # a string argument: specialized on its value
+
+
+calls_by_length = [(torch.ones(2), "a" * n) for n in range(1, 11)]
+logged = []
+collect = logging.Handler(logging.WARNING)
+collect.emit = lambda record: logged.append(record.getMessage())
+logging.getLogger("torch._dynamo").addHandler(collect)
+with warnings.catch_warnings(record=True) as python_warnings:
+    warnings.simplefilter("always")
+    t = tally_calls(repeat_by_length, calls_by_length)
+logging.getLogger("torch._dynamo").removeHandler(collect)
+limit_notices = [m for m in logged if "hit config.recompile_limit" in m]
+print(t, "| Python warnings:", len(python_warnings), "| log:", limit_notices[0].splitlines()[0])
+assert t.graphs == 8 and t.compiled_calls == 8 and len(python_warnings) == 0 and len(limit_notices) == 1
+
+# %% [markdown]
+# With `fullgraph=True`, torch 2.13 raises instead (the documentation only describes the eager
+# fallback). `fail_on_recompile_limit_hit=True` raises without `fullgraph`, and the stance
+# `torch.compiler.set_stance("fail_on_recompile")` makes *any* recompile an error, which is how a
+# test can prove that warm-up compiled everything.
+
+# %%
+errors = {}
+for name, run in {
+    "fullgraph=True": lambda: tally_calls(repeat_by_length, calls_by_length, fullgraph=True),
+    "fail_on_recompile_limit_hit": lambda: tally_calls(repeat_by_length, calls_by_length),
+}.items():
+    with config.patch(fail_on_recompile_limit_hit=(name == "fail_on_recompile_limit_hit")):
+        try:
+            run()
+        except Exception as exc:
+            errors[name] = f"{type(exc).__name__}: {exc}"
+
+
+def warm_then_strict(compiled):
+    compiled(torch.ones(2), "warm")
+    torch.compiler.set_stance("fail_on_recompile")
+    try:
+        compiled(torch.ones(2), "other")
+    finally:
+        torch.compiler.set_stance("default")
+
+
+try:
+    tally_run(repeat_by_length, warm_then_strict)
+except RuntimeError as exc:
+    errors["fail_on_recompile stance"] = str(exc).split(". ")[0]
+for name, message in errors.items():
+    print(f"{name}: {message}")
+assert errors["fullgraph=True"] == "FailOnRecompileLimitHit: Hard failure due to fullgraph=True"
+assert errors["fail_on_recompile_limit_hit"].startswith("FailOnRecompileLimitHit: Hard failure due to fail_on_recompile_limit_hit")
+assert errors["fail_on_recompile stance"] == "Detected recompile when torch.compile stance is 'fail_on_recompile'"
+
+# %% [markdown]
+# Raising the limit is the right fix only when the recompiles are expected and bounded: a function
+# that *must* specialize on a small, known set of values. Raising it to hide a storm only makes the
+# storm longer. There are two ways, and the first is usually better because it touches one function:
+#
+# - per function: `torch.compile(fn, recompile_limit=12)`;
+# - for the whole program: `torch._dynamo.config.recompile_limit = 12`.
+#
+# Here is such a function: each of 12 layers applies a different activation, looked up in a Python
+# list by index, so each index needs its own graph. The stack runs twice (24 calls):
+
+# %%
+activations = [torch.relu, torch.tanh, torch.sigmoid, F.gelu, F.silu, F.elu,
+               F.softplus, F.mish, F.selu, F.celu, F.hardswish, F.logsigmoid]
+
+
+def layer(x, index):
+    return x + activations[index](x)
+
+
+two_passes = [(torch.randn(4, 8), index) for _ in range(2) for index in range(12)]
+default = tally_calls(layer, two_passes)
+per_function = tally_calls(layer, two_passes, recompile_limit=12)
+print("default limit:", default, "\nrecompile_limit=12:", per_function)
+assert default.graphs == 8 and default.compiled_calls == 16
+assert per_function.graphs == 12 and per_function.compiled_calls == 24
+
+# %%
+plot_timelines("a 12-layer stack, run twice", {
+    "recompile_limit=8 (default)": call_timeline(layer, two_passes),
+    "recompile_limit=12": call_timeline(layer, two_passes, recompile_limit=12),
+})
+
+# %% [markdown]
+# ### Exercise: recompile_limit_layers
+#
+# Make all 24 calls of the layer stack run compiled, with a limit that fits what `layer` needs
+# (at most twice that). Set it in `COMPILE_OPTIONS`, which the grader passes to `torch.compile`, or
+# in `torch._dynamo.config`; that exercise allows that one key. Edit
+# [exercises/04_recompilation/recompile_limit_layers.py](../exercises/04_recompilation/recompile_limit_layers.py):
+
+# %%
+# !{sys.executable} ../exercises/04_recompilation/recompile_limit_layers.py 2>&1 | grep "hit config.recompile_limit\|stack ran"
+
+# %%
+check("recompile_limit_layers")
+
+# %% [markdown]
+# ## 4.5 Graph breaks to reduce recompilation cost
+#
+# A recompile traces the whole function again, even when only its last line depends on the value
+# that changed. `encode` runs an encoder of six layers, then reduces each row in the way a string
+# argument names. Strings are always specialized, so each of the four modes gets its own graph,
+# and each of those graphs holds the encoder again. A `torch._dynamo.graph_break()` after the
+# encoder splits the function: the part before the break never reads `reduce`, so it compiles
+# once, and only the small part after it is compiled per mode.
+
+# %%
+weights = [torch.randn(16, 16) / 4 for _ in range(6)]
+
+
+def reduce_rows(x, reduce):
+    if reduce == "mean":
+        return x.mean(dim=-1)
+    if reduce == "max":
+        return x.amax(dim=-1)
+    if reduce == "norm":
+        return x.norm(dim=-1)
+    return x.logsumexp(dim=-1)
+
+
+def encode(x, reduce):
+    for w in weights:
+        x = torch.tanh(x @ w) + x
+    return reduce_rows(x, reduce)
+
+
+def encode_with_break(x, reduce):
+    for w in weights:
+        x = torch.tanh(x @ w) + x
+    torch._dynamo.graph_break()
+    return reduce_rows(x, reduce)
+
+
+modes = [(torch.randn(4, 16), mode) for mode in ["mean", "max", "norm", "logsumexp"] * 3]
+whole = tally_calls(encode, modes)
+split = tally_calls(encode_with_break, modes)
+print("no break:  ", whole, "| ops per graph", whole.ops_per_graph)
+print("with break:", split, "| ops per graph", split.ops_per_graph)
+assert whole.graphs == 4 and sum(whole.ops_per_graph) == 76
+assert split.graphs == 5 and split.ops_per_graph == [18, 1, 1, 1, 1] and sum(split.ops_per_graph) == 22
+assert whole.recompiles == split.recompiles == 3
+
+# %% [markdown]
+# Both versions recompile three times; with the break each recompile traces one operation instead
+# of nineteen. Compile time is the point here, so this is the one place where this lesson uses
+# Inductor, with an empty cache directory and its graph cache off, so that every compile does the
+# full work. The cell first compiles something small, so that Inductor's one-time start-up is not
+# charged to either version. (About half a minute.) On the left, the operations traced so far; on
+# the right, the time of each call: the recompiles of the split version generate code for one
+# operation each, and cost less.
+
+# %%
+import os
+import tempfile
+
+import torch._inductor.config
+
+os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="lesson04-inductor-")  # nothing cached from earlier runs
+with torch._inductor.config.patch(fx_graph_cache=False):
+    call_timeline(lambda x: x.sin() + 1, [(torch.randn(4),)], backend="inductor")  # warm-up
+    one_pass = modes[:4] + modes[:2]
+    inductor_whole = call_timeline(encode, one_pass, backend="inductor")
+    inductor_split = call_timeline(encode_with_break, one_pass, backend="inductor")
+plot_timelines("encode, compiled by Inductor",
+               {"no break (broken)": inductor_whole, "graph break (fixed)": inductor_split}, count="ops")
+print("seconds for these six calls, no break:", round(sum(r.seconds for r in inductor_whole), 1),
+      "| with the break:", round(sum(r.seconds for r in inductor_split), 1))
+assert [r.recompiles for r in inductor_whole] == [r.recompiles for r in inductor_split] == [0, 1, 1, 1, 0, 0]
+assert [r.ops for r in inductor_whole] == [19, 19, 19, 19, 0, 0] and [r.ops for r in inductor_split] == [19, 1, 1, 1, 0, 0]
+
+# %% [markdown]
+# When the value that changes is an int or a float rather than a string, try automatic dynamic
+# first: after one recompile the value becomes a graph input, and no break is needed. Here the
+# whole encoder is traced twice, not once per value:
+
+# %%
+def encode_plus(x, c):
+    for w in weights:
+        x = torch.tanh(x @ w) + x
+    return x + c
+
+
+t = tally_calls(encode_plus, [(torch.randn(4, 16), c) for c in (1, 2, 3, 4)])
+print(t, t.ops_per_graph)
+assert t.graphs == 2
+
+# %% [markdown]
+# ### Exercise: recompile_break_tail
+#
+# Keep the four per-mode recompiles of `encode`, but make them cheap: at most 40 operations traced
+# over the grader's 12 calls, with the encoder still compiled. Edit
+# [exercises/04_recompilation/recompile_break_tail.py](../exercises/04_recompilation/recompile_break_tail.py):
+
+# %%
+# !{sys.executable} ../exercises/04_recompilation/recompile_break_tail.py 2>&1 | tail -n 2
+
+# %%
+check("recompile_break_tail")
+
+# %% [markdown]
+# ## Summary
+#
+# | symptom in `TORCH_LOGS=recompiles` | what to try | section |
+# | --- | --- | --- |
+# | `size mismatch` on every new size | `dynamic=None`/`True`, `mark_dynamic`; look for code that specializes a size | 4.1 |
+# | `x == 0.01` on a Python float or int | pass a tensor | 4.2 |
+# | `self.n == 3` on a module attribute | a tensor buffer, or `allow_unspec_int_on_nn_module` | 4.3 |
+# | a bounded set of expected variants hits the limit | `torch.compile(..., recompile_limit=N)` | 4.4 |
+# | each recompile re-traces a large graph | a graph break before the part that depends on the value | 4.5 |
