@@ -33,7 +33,8 @@
 # # Checks, in the order they are reported. Kinds: compiles, graphs (min/max/equal),
 # # graph_breaks (max, allowed), recompiles (max), compiled_calls, correct (rtol/atol),
 # # answers (constant, truth), speed (min_ratio, against, backend, needs), custom (function),
-# # escape_hatch (via, ops), output (stream, expect), no_dodge (forbid), opcheck (op, samples).
+# # escape_hatch (via, ops), output (stream, expect), no_dodge (forbid), opcheck (op, samples),
+# # nonstrict (helper, hook, observe, ops, mode), ops (max, min_largest).
 # # CONTRIBUTING.md has the full table.
 # [[checks]]
 # kind = "compiles"
