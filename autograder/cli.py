@@ -54,8 +54,13 @@ def cmd_grade(args) -> int:
         result = grade(args.id, args.path, seed=args.seed, timeout=args.timeout)
     except FileNotFoundError:
         raise UsageError(f"no such file: {args.path}") from None
-    if args.json:
+    output = "json" if args.json else args.format
+    if output == "json":
         print(result.to_json())
+    elif output == "junit":
+        from .junit import to_junit
+
+        print(to_junit([result]), end="")
     else:
         print_result(result)
     return EXIT_OK if result.passed else EXIT_FAILED
@@ -227,6 +232,8 @@ def main_parser() -> argparse.ArgumentParser:
     p.add_argument("id", help="exercise id, see `list`")
     p.add_argument("path", help="the submission: an edited exercise .py file")
     p.add_argument("--json", action="store_true", help="print exactly one JSON object with the result")
+    p.add_argument("--format", choices=("text", "json", "junit"), default="text",
+                   help="text (default), json (the same as --json) or junit (JUnit XML for CI dashboards)")
     p.add_argument("--seed", type=int, default=None, help="seed for the hidden inputs (default: a new one each time)")
     p.add_argument("--timeout", type=float, default=None, help="wall-clock limit in seconds (default: the exercise's)")
     p.set_defaults(run=cmd_grade)
