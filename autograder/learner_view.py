@@ -13,7 +13,7 @@ import copy
 import re
 from pathlib import Path
 
-from .exercise import ROOT, split_header
+from .exercise import ROOT
 from .result import ERROR, FAILED, PASSED, SKIPPED, Result
 
 HIDDEN_FAILED = ("Every check shown here passed, but a check that is not shown failed. "
@@ -25,9 +25,8 @@ _PACKAGE = str(Path(__file__).resolve().parent)
 
 
 def master_hidden(exercise) -> set[str]:
-    """Names of the checks the master marks ``hidden = true`` (the engine parses and drops the key)."""
-    header, _ = split_header(exercise.master.read_text(encoding="utf-8"), exercise.id)
-    return {str(raw.get("name", raw.get("kind"))) for raw in header.get("checks", []) if raw.get("hidden")}
+    """Names of the checks the master marks ``hidden = true``."""
+    return {check.name for check in exercise.checks if check.hidden}
 
 
 def parse_hide(items, exercises) -> dict[str, list[str]]:
