@@ -53,6 +53,10 @@ CHECK_KINDS: dict[str, set[str]] = {
     # Chapters 3 and 4 (checks_tracing.py):
     "nonstrict": {"helper", "hook", "observe", "ops", "mode", "rtol", "atol"},
     "ops": {"max", "min_largest"},
+    # Chapter 2, part 2: fullgraph=False (checks_fullgraph_false.py):
+    "breaks_allowed": {"allowed", "required"},
+    "skipped_frames": {"ops", "functions"},
+    "probe_variant": {"helper", "variant", "expect_type"},
 }
 # The dodges a no_dodge check can look for (checks_breaks.py says how each is detected).
 DODGES = {"disable", "allow_in_graph", "is_compiling", "set_stance", "eager_fallback"}
@@ -74,6 +78,8 @@ class CheckSpec:
     params: dict
     # The lesson section that teaches what this check is about (defaults to the exercise's).
     section: str
+    # Hidden from learners in classroom feedback (nbgrader, Gradescope); still graded.
+    hidden: bool = False
 
     @property
     def needs(self) -> list[str]:
@@ -312,7 +318,13 @@ def parse_master(path: Path) -> Exercise:
                     "nonstrict.observe is drawn from \"output\", \"stdout\", \"arguments\"")
             _expect(params.get("mode", "fake") in ("fake", "real", "symbolic"), where, "nonstrict.mode is \"fake\", \"real\" or \"symbolic\"")
             _expect(not header.get("factory"), where, "a nonstrict check calls the entry itself: factory exercises are not supported")
-        checks.append(CheckSpec(kind=kind, name=name, points=points, params=params, section=str(raw.get("section", section))))
+        if kind == "breaks_allowed":
+            _expect(all(isinstance(a, str) and a.strip() for a in params.get("allowed", [])), where,
+                    "breaks_allowed.allowed lists Dynamo break types (\"TYPE\" or \"TYPE @ function\")")
+        if kind == "probe_variant":
+            _expect(all(isinstance(params.get(k), str) and params[k].replace(".", "_").isidentifier() for k in ("helper", "variant")), where,
+                    "probe_variant needs helper (the learner's function, e.g. \"hot\" or \"Block.forward\") and variant (a function of the master)")
+        checks.append(CheckSpec(kind=kind, name=name, points=points, params=params, section=str(raw.get("section", section)), hidden=bool(raw.get("hidden", False))))
     names = {c.name for c in checks}
     starter_fails = list(header["starter_fails"])
     _expect(bool(starter_fails) and set(starter_fails) <= names, where, "starter_fails must name one or more of the checks")
