@@ -198,8 +198,8 @@ def grade_in_child(job: dict) -> dict:
 
     ctx = checks.Context(exercise=exercise, measurement=measurement, calls=calls, expected=expected, submission=submission,
                          master=master, entry=entry, truth=truth, submission_file=path, starter_entry=starter_entry,
-                         expected_output=expected_output, prepared=prepared)
-    results = checks.run_checks(ctx)
+                         expected_output=expected_output, prepared=prepared, options=dict(options), driver=driver)
+    results = checks.run_checks(ctx, costly=job.get("costly", True))
     violations += [v for v in watch.violations() if v not in violations]
     measurements = measurement.to_dict()
     measurements["timings"] = measurement.__dict__.get("timings", {})

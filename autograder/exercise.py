@@ -62,6 +62,8 @@ CHECK_KINDS: dict[str, set[str]] = {
 DODGES = {"disable", "allow_in_graph", "is_compiling", "set_stance", "eager_fallback"}
 # What `config_may_add` may let a set-valued torch._dynamo.config key gain (probe decides membership).
 CONFIG_ADDITIONS = {"print", "logging"}
+# Kinds that time things (and may compile with Inductor): skipped in structure-only runs.
+COSTLY_KINDS = {"speed"}
 COMMON_CHECK_KEYS = {"kind", "name", "points", "section", "hidden"}
 COMPILE_KEYS = {"fullgraph", "dynamic", "backend"}
 

@@ -25,12 +25,13 @@ def _error(exercise, path: str, message: str, seed=None, output_tail: str = "", 
 
 
 def grade(exercise_id: str, path: str | os.PathLike | None = None, *, seed: int | None = None,
-          timeout: float | None = None, warm: bool | None = None) -> Result:
+          timeout: float | None = None, warm: bool | None = None, costly: bool = True) -> Result:
     """Grade ``path`` (default: the learner's working copy in ``exercises/``) as exercise ``exercise_id``.
 
     ``warm=True`` runs the child forked from a warm worker that has torch imported already
     (about 0.5 s instead of 3 s; see zygote.py); the default is cold unless the environment
-    variable AUTOGRADER_WARM is 1.
+    variable AUTOGRADER_WARM is 1. ``costly=False`` skips timing checks (reported as skipped), for
+    structure-only runs such as the cheat corpus.
 
     Raises KeyError for an unknown exercise and FileNotFoundError for a missing file; every other
     outcome, including a crash, a hang or a syntax error in the submission, is a Result.
@@ -52,7 +53,7 @@ def grade(exercise_id: str, path: str | os.PathLike | None = None, *, seed: int 
         if loaded.kind == "ipynb":  # the child imports Python; give it the notebook's code cells
             target = Path(holder) / f"{exercise.id}.py"
             target.write_text(loaded.source, encoding="utf-8")
-        result = _run(exercise, target, shown, seed, timeout, warm)
+        result = _run(exercise, target, shown, seed, timeout, warm, costly)
     if findings:
         result.extra["scan"] = [str(f) for f in findings]
         if result.status != ERROR:
@@ -70,9 +71,10 @@ def _void(result: Result, message: str) -> None:
     result.message = message
 
 
-def _run(exercise, target: Path, shown: str, seed: int, timeout, warm) -> Result:
+def _run(exercise, target: Path, shown: str, seed: int, timeout, warm, costly: bool) -> Result:
     limit = timeout if timeout is not None else exercise.timeout
-    job = {"root": str(exercise_format.ROOT), "master": str(exercise.master), "submission": str(target), "seed": seed}
+    job = {"root": str(exercise_format.ROOT), "master": str(exercise.master), "submission": str(target), "seed": seed,
+           "costly": costly}
     if warm is None:
         warm = os.environ.get("AUTOGRADER_WARM") == "1"
     if warm:

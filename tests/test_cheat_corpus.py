@@ -41,14 +41,16 @@ def _allowed(exercise, name):
 @pytest.mark.parametrize("exercise", EXERCISES, ids=[e.id for e in EXERCISES])
 def test_every_cheat_fails_on_every_exercise(exercise, tmp_path):
     starter = exercise.starter.read_text()
-    baseline = grade(exercise.id, exercise.starter, seed=21, timeout=60).score  # what the untouched starter earns
+    # Structure only (costly=False): timing checks are proven by the starter/solution runs of
+    # test_exercises.py; a cheat must not gain anything the structure checks award.
+    baseline = grade(exercise.id, exercise.starter, seed=21, timeout=60, costly=False).score
     problems = []
     for name, (code, marker) in CHEATS.items():
         if _allowed(exercise, name):
             continue
         path = tmp_path / f"{name}.py"
         path.write_text(starter + code)
-        result = grade(exercise.id, path, seed=21, timeout=60)
+        result = grade(exercise.id, path, seed=21, timeout=60, costly=False)
         text = " ".join([result.message, *result.extra.get("violations", []), *result.extra.get("scan", [])])
         detected = bool(marker)
         if result.passed or (detected and result.score != 0) or result.score > baseline:

@@ -84,3 +84,10 @@ def test_inductor_fuses_a_pointwise_chain_on_cpu(fixture_master):
     result = grade("speed_fixture", path, seed=1, timeout=240)
     fast = next(c for c in result.checks if c.name == "fast")
     assert fast.status == "passed", fast.message
+
+
+def test_structure_only_runs_skip_timing_checks(fixture_master):
+    path = fixture_master(cpu=50.0, backend="eager", needs="[]")
+    result = grade("speed_fixture", path, seed=1, costly=False)
+    fast = next(c for c in result.checks if c.name == "fast")
+    assert fast.status == "skipped" and "structure only" in fast.message
