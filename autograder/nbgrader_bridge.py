@@ -366,6 +366,8 @@ c.CourseDirectory.course_id = {course_id!r}
 c.CourseDirectory.root = HERE
 c.CourseDirectory.db_url = "sqlite:///" + os.path.join(HERE, "gradebook.db")
 c.Exchange.root = os.environ.get("NBGRADER_EXCHANGE_ROOT") or os.path.join(HERE, "exchange")
+if not os.environ.get("NBGRADER_EXCHANGE_ROOT"):  # release and collect need it to exist (a hub's is made by its admin)
+    os.makedirs(c.Exchange.root, exist_ok=True)
 
 # A check cell grades in a fresh process and may compile with Inductor: 30 s (the default) is too short.
 c.Execute.timeout = {timeout}

@@ -274,7 +274,7 @@ def test_instructor_formgrader_assignment_list_and_validate(browser_ready, tmp_p
     course = tmp_path / "nbgrader-course"
     assignments = build_nbgrader_course(course)
     first = assignments[0]
-    (course / "exchange").mkdir()  # release needs the exchange the generated config names
+    (course / "exchange").mkdir(exist_ok=True)  # the generated config makes it too, when nbgrader loads it
 
     # Started in the course directory (nbgrader reads nbgrader_config.py from there), as instructors do;
     # PYTHONPATH makes the course's autograder importable in its kernels and in validation.
