@@ -57,13 +57,21 @@ CHECK_KINDS: dict[str, set[str]] = {
     "breaks_allowed": {"allowed", "required"},
     "skipped_frames": {"ops", "functions"},
     "probe_variant": {"helper", "variant", "expect_type"},
+    # Chapters 5 and 6: compile time and guard overhead (checks_cost.py):
+    "guards": {"max_kept", "min_kept_fraction", "max_inputs", "config"},
+    "subgraphs": {"min", "max_graphs"},
+    "stance_calls": {"min"},
+    "compile_time": {"min_ratio", "backend", "repeats"},
+    "guard_time": {"min_ratio", "against", "repeats", "rounds"},
+    # Chapters 7 and 8: reporting issues (checks_reporting.py):
+    "reproducer": {"backend", "passes", "failure", "exception", "match", "max_lines", "inputs", "culprit", "constant", "timeout"},
 }
 # The dodges a no_dodge check can look for (checks_breaks.py says how each is detected).
 DODGES = {"disable", "allow_in_graph", "is_compiling", "set_stance", "eager_fallback"}
 # What `config_may_add` may let a set-valued torch._dynamo.config key gain (probe decides membership).
 CONFIG_ADDITIONS = {"print", "logging"}
 # Kinds that time things (and may compile with Inductor): skipped in structure-only runs.
-COSTLY_KINDS = {"speed"}
+COSTLY_KINDS = {"speed", "compile_time", "guard_time"}
 COMMON_CHECK_KEYS = {"kind", "name", "points", "section", "hidden"}
 COMPILE_KEYS = {"fullgraph", "dynamic", "backend"}
 
@@ -279,8 +287,8 @@ def parse_master(path: Path) -> Exercise:
     compile_options = dict(header.get("compile", {}))
     _expect(set(compile_options) <= COMPILE_KEYS, where, f"compile accepts only {sorted(COMPILE_KEYS)}")
     may_set = list(header.get("submission_may_set", []))
-    _expect(set(may_set) <= {"dynamic", "fullgraph", "recompile_limit"}, where,
-            "submission_may_set accepts only 'dynamic', 'fullgraph' and 'recompile_limit'")
+    _expect(set(may_set) <= {"dynamic", "fullgraph", "recompile_limit", "guard_filter_fn"}, where,
+            "submission_may_set accepts only 'dynamic', 'fullgraph', 'recompile_limit' and 'guard_filter_fn'")
 
     may_add = dict(header.get("config_may_add", {}))
     for key, tokens in may_add.items():
@@ -326,10 +334,16 @@ def parse_master(path: Path) -> Exercise:
         if kind == "probe_variant":
             _expect(all(isinstance(params.get(k), str) and params[k].replace(".", "_").isidentifier() for k in ("helper", "variant")), where,
                     "probe_variant needs helper (the learner's function, e.g. \"hot\" or \"Block.forward\") and variant (a function of the master)")
+        if kind == "reproducer":
+            _expect(isinstance(params.get("backend"), str) and params["backend"], where, "reproducer.backend names the backend under which it must fail")
+            _expect(params.get("failure", "exception") in ("exception", "mismatch"), where, "reproducer.failure is \"exception\" or \"mismatch\"")
+            _expect(isinstance(params.get("max_lines", 40), int), where, "reproducer.max_lines is a whole number of lines of code")
         checks.append(CheckSpec(kind=kind, name=name, points=points, params=params, section=str(raw.get("section", section)), hidden=bool(raw.get("hidden", False))))
     names = {c.name for c in checks}
     starter_fails = list(header["starter_fails"])
     _expect(bool(starter_fails) and set(starter_fails) <= names, where, "starter_fails must name one or more of the checks")
+    _expect(any(c.kind not in COSTLY_KINDS for c in checks if c.name in starter_fails), where,
+            "starter_fails must name at least one check that is not a timing check, so structure-only runs catch the starter")
     hints = [str(h).strip() for h in header["hints"]]
     _expect(len(hints) >= 2 and all(hints), where, "give at least two non-empty hints (a ladder: where, then how)")
 

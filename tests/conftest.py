@@ -54,6 +54,9 @@ def graded():
         key = (exercise_id, side)
         if key not in _GRADED:
             exercise = load(exercise_id)
-            _GRADED[key] = grade(exercise_id, exercise.starter if side == "starter" else exercise.master, seed=11)
+            # The starter's declared reasons include a structural check (the format requires it), so a
+            # structure-only run proves it fails; the solution runs every check, timings included.
+            _GRADED[key] = grade(exercise_id, exercise.starter if side == "starter" else exercise.master, seed=11,
+                                 costly=side != "starter")
         return _GRADED[key]
     return get
