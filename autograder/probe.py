@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import json
 import logging
 import os
 import re
@@ -81,7 +82,8 @@ class GraphTally:
         self.compile_ids.append(str(torch._guards.CompileContext.current_compile_id()))
         reason = getattr(gm, "compile_subgraph_reason", None)
         if reason is not None and reason.graph_break:
-            self.breaks.append({"reason": _first_paragraphs(reason.reason), **_site(reason.user_stack, self.prefer_file)})
+            self.breaks.append({"reason": _first_paragraphs(reason.reason), "type": _break_type(reason.reason),
+                                **_site(reason.user_stack, self.prefer_file)})
         if self.capture_aot and self.inner in (None, "aot_eager"):
             compiled = torch._dynamo.lookup_backend("aot_eager")(gm, example_inputs, fw_compiler=self._record_aot)
         else:
@@ -130,6 +132,87 @@ class GraphTally:
                     if namespace not in _TORCH_NAMESPACES:
                         found.append(f"{namespace}::{n.target._opname}")
         return found
+
+
+def _break_type(reason: str) -> str:
+    """Dynamo's break type (``gb_type``): the first line of a break reason, without a trailing period."""
+    text = (reason or "").strip()
+    return text.splitlines()[0].rstrip(".").strip() if text else ""
+
+
+# -- every break and every skipped frame (chapter 2, part 2) -----------------------------------
+#
+# A graph has a ``compile_subgraph_reason`` only when ops come before the break, and a frame that
+# Dynamo gives up on raises nothing under fullgraph=False. Two records see everything:
+# - Dynamo reports each break it handles through ``InstructionTranslatorBase.log_graph_break``,
+#   with the exception (its ``gb_type``) and the user stack; ``break_log`` listens there;
+# - each frame Dynamo tried is a compilation-metrics record; ``fail_type`` set means the frame
+#   was skipped (run eagerly), with ``fail_reason`` saying why (its first line is the break type).
+
+_SKIP_PREFIXES = ("Failed to handle graph break gracefully", "Encountered graph break that we cannot resume from")
+
+
+@contextlib.contextmanager
+def break_log(prefer_file: str | None = None):
+    """Record every graph break Dynamo handles while the block runs, as a list of dicts:
+    type (gb_type), reason, skips_frame (Dynamo gave up on the whole frame), frame (the code being
+    traced), functions (the user stack, outermost first) and the site (file, line, function, code)."""
+    events: list[dict] = []
+    try:
+        from torch._dynamo.symbolic_convert import InstructionTranslatorBase
+        original = InstructionTranslatorBase.log_graph_break
+    except (ImportError, AttributeError):  # another torch: no events, the checks fall back to break_sites
+        yield events
+        return
+
+    def recording(self, code_options, reason, exc):
+        try:
+            if not getattr(exc, "logged", False):
+                stack = list(getattr(exc, "real_stack", None) or torch._guards.TracingContext.extract_stack() or [])
+                events.append({
+                    "type": getattr(exc, "gb_type", "") or _break_type(str(exc)) or type(exc).__name__,
+                    "cause": _break_type(str(exc)),  # the break that started it (differs for "graph break in loop")
+                    "reason": _first_paragraphs(str(exc)),
+                    "skips_frame": str(reason).startswith(_SKIP_PREFIXES),
+                    "frame": getattr(getattr(self, "f_code", None), "co_name", ""),
+                    # False for frames of torch or the standard library that Dynamo tried on its own
+                    # (say, logging's internals, run eagerly at a break in user code).
+                    "user": _is_user_file(getattr(getattr(self, "f_code", None), "co_filename", "") or ""),
+                    "functions": [f.name for f in stack],
+                    **_site(stack, prefer_file),
+                })
+        except Exception:  # noqa: BLE001 - recording must never change what Dynamo does
+            pass
+        return original(self, code_options, reason, exc)
+
+    InstructionTranslatorBase.log_graph_break = recording
+    try:
+        yield events
+    finally:
+        InstructionTranslatorBase.log_graph_break = original
+
+
+@contextlib.contextmanager
+def skipped_log():
+    """Record the frames Dynamo tried and gave up on (ran eagerly) while the block runs, as a list of
+    dicts: function, file, line, type (the break type that made Dynamo give up), reason, user."""
+    from torch._dynamo import utils as dynamo_utils
+
+    found: list[dict] = []
+    limit = getattr(dynamo_utils._compilation_metrics, "maxlen", None) or dynamo_utils.DEFAULT_COMPILATION_METRICS_LIMIT
+    dynamo_utils.clear_compilation_metrics()
+    dynamo_utils.set_compilation_metrics_limit(100_000)
+    try:
+        yield found
+    finally:
+        for record in dynamo_utils.get_compilation_metrics():
+            if not record.fail_type:
+                continue
+            file = record.co_filename or ""
+            found.append({"function": record.co_name or "?", "file": file, "line": record.co_firstlineno or 0,
+                          "type": _break_type(record.fail_reason or record.fail_type), "reason": _first_paragraphs(record.fail_reason or ""),
+                          "user": not file or _is_user_file(file)})
+        dynamo_utils.set_compilation_metrics_limit(limit)
 
 
 def _recompile_index(compile_id: str) -> int:
@@ -330,6 +413,10 @@ class Measurement:
     aot_targets: list = field(default_factory=list, repr=False)  # ops of the AOT forward graphs (capture_aot)
     user_calls: list = field(default_factory=list, repr=False)  # learner functions called as one graph node
     custom_ops: list = field(default_factory=list, repr=False)  # "ns::op" of non-torch operators in the graphs
+    # Chapter 2, part 2 (fullgraph=False): every break Dynamo handled, with its type and user stack
+    # (break_log), and every frame it gave up on and ran eagerly (skipped_log).
+    break_events: list = field(default_factory=list, repr=False)
+    skipped_sites: list = field(default_factory=list, repr=False)
 
     def to_dict(self) -> dict:
         return {
@@ -343,6 +430,8 @@ class Measurement:
             "compiled_calls": self.compiled_calls,
             "skipped_frames": self.skipped_frames,
             "error": self.error,
+            "break_types": sorted({event["type"] for event in self.break_events if event.get("user", True)}),
+            "skipped_sites": [site for site in self.skipped_sites if site.get("user")],
         }
 
 
@@ -381,6 +470,8 @@ class _Frame:
 def compile_for_grading(fn, tally: GraphTally, options: dict):
     """``torch.compile`` with the grader's backend; ``options`` holds fullgraph/dynamic/recompile_limit only."""
     kwargs = {k: v for k, v in options.items() if k in ("fullgraph", "dynamic", "recompile_limit")}
+    if options.get("guard_filter_fn") is not None:  # chapter 6: the learner's guard filter
+        kwargs["options"] = {"guard_filter_fn": options["guard_filter_fn"]}
     return torch.compile(fn, backend=tally, **kwargs)
 
 
@@ -396,7 +487,7 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
     tally = GraphTally(inner=options.get("backend"), prefer_file=prefer_file, capture_aot=capture_aot)
     compiled = compile_for_grading(fn, tally, options)
     result = Measurement()
-    with recompile_reasons() as reasons:
+    with recompile_reasons() as reasons, break_log(prefer_file) as events, skipped_log() as skipped:
         for args in calls:
             before = tally.runs
             result.calls += 1
@@ -421,10 +512,17 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
     result.graphs = len(tally.graphs)
     result.ops_per_graph = tally.op_counts()
     if result.error and result.error["kind"] == "graph_break":  # fullgraph=True raised at the break
-        tally.breaks.append({"reason": result.error["message"],
+        tally.breaks.append({"reason": result.error["message"], "type": result.error.get("gb_type") or _break_type(result.error["message"]),
                              **{k: result.error[k] for k in ("file", "line", "function", "code") if k in result.error}})
     result.graph_breaks = max(len(tally.breaks), _break_counter())
     result.break_sites = tally.breaks
+    result.break_events = list(events)
+    if result.error and result.error["kind"] == "graph_break" and result.error.get("gb_type"):  # raised, not handled
+        result.break_events.append({"type": result.error["gb_type"], "cause": _break_type(result.error["message"]),
+                                    "reason": result.error["message"], "skips_frame": False,
+                                    "raised": True, "frame": result.error.get("function", ""), "functions": [], "user": True,
+                                    **{k: result.error[k] for k in ("file", "line", "function", "code") if k in result.error}})
+    result.skipped_sites = list(skipped)
     result.recompiles = tally.recompiles
     result.recompile_reasons = [line for message in reasons for line in _guard_lines(message)]
     result.skipped_frames = max(0, counters["frames"]["total"] - counters["frames"]["ok"])
@@ -462,6 +560,10 @@ class Tally:
     break_reasons: list
     recompile_reasons: list
     ops_per_graph: list
+    # Chapter 2, part 2: the type of every break Dynamo handled (in order, repeats kept: a nested break
+    # is reported once per level), and the user functions whose frames Dynamo skipped (ran eagerly).
+    break_types: list = field(default_factory=list)
+    skipped: list = field(default_factory=list)
 
     def __str__(self) -> str:
         return (f"{self.graphs} graph(s), {self.graph_breaks} graph break(s), {self.recompiles} recompile(s), "
@@ -487,7 +589,7 @@ def tally_run(fn, driver, **compile_options) -> Tally:
         finally:
             seen["compiled"] += tally.runs > before
 
-    with recompile_reasons() as reasons:
+    with recompile_reasons() as reasons, break_log() as events, skipped_log() as skipped:
         driver(counted)
     return Tally(
         graphs=len(tally.graphs),
@@ -498,7 +600,43 @@ def tally_run(fn, driver, **compile_options) -> Tally:
         break_reasons=[b["reason"].splitlines()[0] for b in tally.breaks],
         recompile_reasons=[line for message in reasons for line in _guard_lines(message)],
         ops_per_graph=tally.op_counts(),
+        break_types=[event["type"] for event in events if event["user"]],
+        skipped=[site["function"] for site in skipped if site["user"]],
     )
+
+
+@dataclass
+class Outcome:
+    """One compiled call, error or not (``run_case``): what a lesson's comparison table shows."""
+    error: str | None  # None, or "ExceptionType: break type"
+    graphs: int
+    graph_breaks: int
+    break_types: list
+    skipped: list
+    ops_per_graph: list
+
+    def __str__(self) -> str:
+        return f"{'error: ' + self.error if self.error else 'no error'}, {self.graphs} graph(s), skipped {self.skipped or 'nothing'}"
+
+
+def run_case(fn, *args, **compile_options) -> Outcome:
+    """Compile ``fn`` (``fullgraph``/``dynamic``/``backend``), call it once on ``args`` and report what
+    happened, catching the error a strict setting raises instead of propagating it."""
+    clean_state()
+    tally = GraphTally(inner=compile_options.pop("backend", None))
+    compiled = compile_for_grading(fn, tally, compile_options)
+    error = None
+    with break_log() as events, skipped_log() as skipped:
+        try:
+            compiled(*args)
+        except Exception as exc:  # noqa: BLE001 - the outcome is the point
+            kind = getattr(exc, "gb_type", "") or str(exc).strip().splitlines()[0][:80]
+            error = f"{type(exc).__name__}: {kind}"
+    # A frame whose compile raised is not "skipped": the error is the outcome.
+    skipped = [] if error else [site["function"] if site["function"] != "?" else site["type"] for site in skipped if site["user"]]
+    return Outcome(error=error, graphs=len(tally.graphs), graph_breaks=max(len(tally.breaks), _break_counter()),
+                   break_types=[event["type"] for event in events if event["user"]], skipped=skipped,
+                   ops_per_graph=tally.op_counts())
 
 
 def tally_calls(fn, calls, **compile_options) -> Tally:
@@ -570,3 +708,497 @@ def call_timeline(fn, calls, **compile_options) -> list[CallRecord]:
 
 def python_version() -> str:
     return sys.version.split()[0]
+
+
+# -- chapters 5 and 6: compile time and guard overhead ----------------------------------------
+
+def recording_filter(user_filter=None):
+    """A guard_filter_fn that keeps what ``user_filter`` keeps (every guard without one) and records,
+    per compile, (guards offered, guards kept) in the list it returns alongside."""
+    seen: list = []
+
+    def record(entries):
+        keep = [bool(k) for k in user_filter(entries)] if user_filter is not None else [True] * len(entries)
+        seen.append((len(entries), sum(keep)))
+        return keep
+
+    return record, seen
+
+
+def guard_report(fn, calls, options: dict, driver=None) -> dict:
+    """Compile ``fn`` (its guards filtered by ``options["guard_filter_fn"]`` if any), run the schedule and
+    report: guards offered/kept (summed over compiles), graph inputs (placeholders) of each graph,
+    graphs, and for each call whether compiled code ran with guard evaluation skipped (the stance)."""
+    clean_state()
+    record, seen = recording_filter(options.get("guard_filter_fn"))
+    tally = GraphTally()
+    skipped_runs = [0]
+
+    def backend(gm, example_inputs):
+        inner = tally(gm, example_inputs)
+
+        def run(*args):
+            skipped_runs[0] += bool(torch._dynamo.eval_frame._stance.skip_guard_eval_unsafe)
+            return inner(*args)
+
+        return run
+
+    stances: list = []
+    kwargs = {k: v for k, v in options.items() if k in ("fullgraph", "dynamic")}
+    compiled = torch.compile(fn, backend=backend, options={"guard_filter_fn": record}, **kwargs)
+    error = None
+    for args in calls:
+        before = skipped_runs[0]
+        try:
+            args = copy.deepcopy(args)
+            driver(compiled, *args) if driver is not None else compiled(*args)
+        except Exception as exc:  # noqa: BLE001 - reported, the other checks say more
+            error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            break
+        stances.append(skipped_runs[0] > before)
+    clean_state()
+    return {"offered": sum(s[0] for s in seen), "kept": sum(s[1] for s in seen), "compiles": len(seen),
+            "inputs": [sum(1 for n in gm.graph.nodes if n.op == "placeholder") for gm in tally.graphs],
+            "graphs": len(tally.graphs), "skipped_eval": stances, "error": error}
+
+
+@contextlib.contextmanager
+def dynamo_config(values: dict):
+    """Patch ``torch._dynamo.config`` keys for the block (e.g. back to their defaults for a baseline)."""
+    with torch._dynamo.config.patch(**values):
+        yield
+
+
+def config_defaults(keys) -> dict:
+    """The default value of each ``torch._dynamo.config`` key."""
+    defaults = torch._dynamo.config._config
+    return {key: copy.copy(defaults[key].default) for key in keys if key in defaults}
+
+
+def lookup_us(compiled, calls, driver=None, rounds: int = 1) -> float:
+    """Mean microseconds of the profiler's "TorchDynamo Cache Lookup" events (guard evaluation) over
+    ``rounds`` passes of the schedule through an already warm compiled callable."""
+    from torch.profiler import profile
+
+    with profile() as prof:
+        for _ in range(rounds):
+            for args in calls:
+                driver(compiled, *args) if driver is not None else compiled(*args)
+    times = [e.cpu_time_total for e in prof.events() if e.name == "TorchDynamo Cache Lookup"]
+    return sum(times) / len(times) if times else float("nan")
+
+
+def compile_with(fn, backend: str, options: dict | None = None):
+    """``torch.compile`` with a real backend, for timings (``options``: the learner's guard filter)."""
+    options = options or {}
+    kwargs = {k: v for k, v in options.items() if k in ("fullgraph", "dynamic")}
+    if options.get("guard_filter_fn") is not None:
+        kwargs["options"] = {"guard_filter_fn": options["guard_filter_fn"]}
+    return torch.compile(fn, backend=backend, **kwargs)
+
+
+def cold_compile_seconds(fn, calls, backend: str = "aot_eager", driver=None) -> float:
+    """Wall time of running the schedule from a cold start: Dynamo reset, and for Inductor its caches
+    disabled and a fresh, empty TORCHINDUCTOR_CACHE_DIR, so every graph really compiles."""
+    import tempfile
+    import time
+
+    clean_state()
+    with contextlib.ExitStack() as stack:
+        if backend == "inductor":
+            import torch._inductor.config as inductor_config
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="inductor-cold-"))
+            old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+            os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
+            stack.callback(lambda: os.environ.__setitem__("TORCHINDUCTOR_CACHE_DIR", old) if old is not None
+                           else os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None))
+            stack.enter_context(inductor_config.patch(force_disable_caches=True))
+        compiled = torch.compile(fn, backend=backend)
+        started = time.perf_counter()
+        with torch.no_grad():
+            for args in calls:
+                args = copy.deepcopy(args)
+                driver(compiled, *args) if driver is not None else compiled(*args)
+        seconds = time.perf_counter() - started
+    clean_state()
+    return seconds
+
+
+def frame_report(fn, calls, **compile_options) -> list[dict]:
+    """Compile ``fn`` and run the schedule; one record per frame Dynamo compiled, from its compilation
+    metrics (what TORCH_TRACE's compilation_metrics shows): function, compile id, graph ops,
+    entire_frame_compile_time_s."""
+    from torch._dynamo import utils as dynamo_utils
+
+    clean_state()
+    compiled = torch.compile(fn, backend=compile_options.pop("backend", "eager"), **compile_options)
+    dynamo_utils.clear_compilation_metrics()
+    for args in calls:
+        compiled(*args)
+    records = [{"function": r.co_name, "compile_id": r.compile_id, "graph_ops": r.graph_op_count or 0,
+                "seconds": r.entire_frame_compile_time_s or 0.0} for r in dynamo_utils.get_compilation_metrics()]
+    clean_state()
+    return records
+
+
+def compile_times_table() -> str:
+    """``torch._dynamo.utils.compile_times()``: Dynamo's own table of time per compile phase."""
+    from torch._dynamo.utils import compile_times
+    return compile_times()
+
+
+# -- observability and reporting issues (chapters 7 and 8) --------------------------------------
+#
+# What TORCH_TRACE writes is the stream of the "torch.__trace" logger: one record per event, a JSON
+# header (with frame_id, frame_compile_id, attempt) and an optional payload. ``structured_trace``
+# listens to that stream in this process, so a master can produce the same trace the learner reads
+# with tlparse, without a second process; ``read_trace`` parses a TORCH_TRACE file. Each
+# ``compilation_metrics`` record describes one compile: function, compile id, ops, seconds, the
+# guard that made it a recompile.
+
+TORCH_DIR = _TORCH_DIR
+ABLATION_BACKENDS = ("eager", "aot_eager", "aot_eager_decomp_partition", "inductor")
+
+
+class _TraceRecorder(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.records: list[tuple[dict, str | None]] = []
+
+    def emit(self, record):
+        metadata = getattr(record, "metadata", None)
+        if isinstance(metadata, dict):
+            self.records.append((metadata, getattr(record, "payload", None)))
+
+
+@contextlib.contextmanager
+def structured_trace():
+    """Collect, as a list of (metadata, payload), the structured trace that TORCH_TRACE would write
+    for everything compiled inside the block."""
+    from torch._logging._internal import trace_log
+
+    handler = _TraceRecorder()
+    trace_log.addHandler(handler)
+    try:
+        yield handler.records
+    finally:
+        trace_log.removeHandler(handler)
+
+
+def read_trace(path) -> list[tuple[dict, str | None]]:
+    """Parse a TORCH_TRACE log (a file, or the directory TORCH_TRACE named: its newest log) into
+    (metadata, payload) records. Each record is a glog-style line ending in a JSON object; its
+    payload, if any, follows on lines that start with a tab."""
+    from pathlib import Path
+
+    path = Path(path)
+    if path.is_dir():
+        logs = sorted(path.glob("*.log"), key=lambda p: p.stat().st_mtime)
+        if not logs:
+            raise FileNotFoundError(f"no trace log in {path}")
+        path = logs[-1]
+    records: list[list] = []
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith("\t"):
+            if records:
+                records[-1][1] = (records[-1][1] + "\n" if records[-1][1] is not None else "") + line[1:]
+            continue
+        start = line.find("] {")
+        if start < 0:
+            continue
+        try:
+            records.append([json.loads(line[start + 2:]), None])
+        except ValueError:
+            continue
+    return [(metadata, payload) for metadata, payload in records]
+
+
+@dataclass
+class Compilation:
+    """One ``compilation_metrics`` record of a trace: one compile of one frame."""
+    compile_id: str  # "F/C": frame F, its C-th compile (C > 0: a recompile)
+    attempt: int  # > 0 when Dynamo restarted the analysis (tlparse writes [F/C_attempt])
+    function: str
+    ops: int | None
+    seconds: float | None  # entire_frame_compile_time_s
+    recompile_reason: str | None
+    fail_type: str | None
+    guards: int | None
+
+    @property
+    def frame(self) -> int:
+        return int(self.compile_id.split("/")[0])
+
+
+def compilations(records) -> list[Compilation]:
+    """The ``compilation_metrics`` records of a trace (from ``structured_trace`` or ``read_trace``), in order."""
+    found = []
+    for metadata, _ in records:
+        metrics = metadata.get("compilation_metrics")
+        if not isinstance(metrics, dict):
+            continue
+        compile_id = metrics.get("compile_id") or f"{metadata.get('frame_id')}/{metadata.get('frame_compile_id')}"
+        found.append(Compilation(compile_id=str(compile_id), attempt=int(metadata.get("attempt") or 0),
+                                 function=metrics.get("co_name") or "?", ops=metrics.get("graph_op_count"),
+                                 seconds=metrics.get("entire_frame_compile_time_s"),
+                                 recompile_reason=metrics.get("recompile_reason"), fail_type=metrics.get("fail_type"),
+                                 guards=metrics.get("guard_count")))
+    return found
+
+
+_RECOMPILING = re.compile(r"Recompiling function (\S+) in (.+?):(\d+)")
+
+
+@dataclass
+class CallLog:
+    """What compiling did during one call of ``call_log``: what TORCH_LOGS=graph_breaks,recompiles shows."""
+    compile_ids: list  # compile ids of the graphs compiled during the call
+    breaks: list  # graph breaks: {"reason", "type", "file", "line", "function", "code"}
+    recompiled: list  # [{"function", "file", "line", "guards": ["F/C: guard", ...]}], one per recompile message
+
+
+def call_log(fn, calls, prefer_file: str | None = None, **compile_options) -> list[CallLog]:
+    """Compile ``fn`` (``backend``, ``dynamic``, ``fullgraph`` as for torch.compile) and call it once
+    per argument tuple in ``calls``; one ``CallLog`` per call. Starts from a clean Dynamo state."""
+    clean_state()
+    tally = GraphTally(inner=compile_options.pop("backend", None), prefer_file=prefer_file)
+    compiled = compile_for_grading(fn, tally, compile_options)
+    logs = []
+    with recompile_reasons() as reasons:
+        for args in calls:
+            graphs, breaks, seen = len(tally.graphs), len(tally.breaks), len(reasons)
+            compiled(*args)
+            recompiled = []
+            for message in reasons[seen:]:
+                match = _RECOMPILING.search(message)
+                recompiled.append({"function": match[1] if match else "?", "file": match[2] if match else "",
+                                   "line": int(match[3]) if match else 0, "guards": _guard_lines(message)})
+            logs.append(CallLog(compile_ids=tally.compile_ids[graphs:], breaks=tally.breaks[breaks:], recompiled=recompiled))
+    return logs
+
+
+def captured_graphs(fn, *args, **compile_options) -> list:
+    """The FX graphs Dynamo hands the backend for one call of ``fn`` (what TORCH_LOGS=graph_code prints)."""
+    clean_state()
+    tally = GraphTally(inner=compile_options.pop("backend", None))
+    compile_for_grading(fn, tally, compile_options)(*args)
+    return list(tally.graphs)
+
+
+def guard_names(fn, *args) -> list[tuple[str, str]]:
+    """(guard type, source) of every guard Dynamo installs for one call of ``fn``, e.g.
+    ("EQUALS_MATCH", "G['CONFIG']['activation']"): what TORCH_LOGS=guards lists."""
+    clean_state()
+    found: list[tuple[str, str]] = []
+
+    def keep_all(entries):
+        found.extend((str(entry.guard_type), str(entry.name)) for entry in entries)
+        return [True] * len(entries)
+
+    torch.compile(fn, backend=GraphTally(), options={"guard_filter_fn": keep_all})(*args)
+    return found
+
+
+def refresh_decompositions() -> None:
+    """Inductor copies its decomposition table the first time a backend asks for it; forget that copy, so
+    that decompositions registered since (a course's planted bug, say) are seen by the next compile."""
+    from torch._inductor import decomposition
+
+    decomposition.fast_random_decomps.cache_clear()
+
+
+def _same(actual, expected, rtol: float = 1e-4, atol: float = 1e-5) -> str | None:
+    """None when ``actual`` matches ``expected`` (tensors, numbers, lists, tuples, dicts); else how they differ."""
+    if isinstance(expected, torch.Tensor):
+        if not isinstance(actual, torch.Tensor) or actual.shape != expected.shape:
+            return f"expected a tensor of shape {tuple(expected.shape)}, got {getattr(actual, 'shape', type(actual).__name__)}"
+        if not torch.allclose(actual.detach().double(), expected.detach().double(), rtol=rtol, atol=atol, equal_nan=True):
+            worst = (actual.detach().double() - expected.detach().double()).abs().nan_to_num(float("inf")).max().item()
+            return f"values differ from eager (largest difference {worst:.3g})"
+        return None
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(actual, (list, tuple)) or len(actual) != len(expected):
+            return f"expected {len(expected)} results"
+        return next((problem for problem in map(_same, actual, expected) if problem), None)
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict) or set(actual) != set(expected):
+            return "expected the same keys"
+        return next((problem for problem in (_same(actual[k], expected[k]) for k in expected) if problem), None)
+    if isinstance(expected, float):
+        return None if isinstance(actual, (int, float)) and abs(actual - expected) <= atol + rtol * abs(expected) else f"{actual!r} != {expected!r}"
+    return None if actual == expected else f"{actual!r} != {expected!r}"
+
+
+@dataclass
+class Stage:
+    """One backend of an ablation: "ok", "exception" (with the error) or "wrong result" (with how)."""
+    backend: str
+    status: str
+    detail: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.backend:>28}: {self.status}" + (f" ({self.detail})" if self.detail else "")
+
+
+def ablate(fn, driver=None, backends=ABLATION_BACKENDS[:3], stop_at_first: bool = True) -> list[Stage]:
+    """Run ``driver(callable)`` (default: ``callable()``) with ``fn`` itself, then with ``fn`` compiled by
+    each backend in turn, from a clean Dynamo state each time; compare each run with the eager one.
+
+    Returns one ``Stage`` per backend tried; with ``stop_at_first`` it stops at the first that fails.
+    """
+    driver = driver or (lambda f: f())
+    torch.manual_seed(0)
+    expected = _detach(driver(fn))
+    stages = []
+    for backend in backends:
+        clean_state()
+        refresh_decompositions()
+        torch.manual_seed(0)
+        try:
+            got = _detach(driver(torch.compile(fn, backend=backend)))
+        except Exception as exc:  # noqa: BLE001 - a failing stage is the finding
+            text = str(exc).strip().splitlines()
+            stages.append(Stage(backend, "exception", f"{type(exc).__name__}: {text[0] if text else ''}"[:300]))
+        else:
+            problem = _same(got, expected)
+            stages.append(Stage(backend, "wrong result" if problem else "ok", problem or ""))
+        if stop_at_first and stages[-1].status != "ok":
+            break
+    clean_state()
+    return stages
+
+
+def first_failing(stages: list[Stage]) -> Stage | None:
+    return next((stage for stage in stages if stage.status != "ok"), None)
+
+
+def bisect(test_fn, quiet: bool = True):
+    """``CompilerBisector.do_bisect(test_fn)`` from a clean state: the BisectionResult (backend, subsystem,
+    bisect_number, debug_info) or None when every backend passes. ``quiet`` hides its progress lines."""
+    import io
+
+    from torch._inductor.compiler_bisector import CompilerBisector
+
+    clean_state()
+    refresh_decompositions()
+    with contextlib.redirect_stdout(io.StringIO()) if quiet else contextlib.nullcontext():
+        result = CompilerBisector.do_bisect(test_fn)
+    clean_state()
+    return result
+
+
+# -- running a learner's reproducer in a fresh process (chapter 8.3) ----------------------------
+
+_RAISING_HELPERS = {"_check", "_check_with", "_check_value", "_check_type", "_check_index", "_check_is_size",
+                    "_check_not_implemented", "_check_tensor_all", "_check_tensor_all_with", "_assert", "_assert_async",
+                    "assert_close", "assert_allclose"}
+
+
+def run_reproducer(path: str, *, entry: str = "fn", inputs: str = "make_inputs", backends=("eager",),
+                   culprit: str | None = None, timeout: float = 120) -> dict:
+    """Import the file at ``path`` in a fresh interpreter and call ``entry(*inputs())`` eagerly, then
+    compiled with each backend (a clean Dynamo state each time), comparing each result with the eager one.
+
+    With ``culprit`` ("ns::op"), the first backend is run once more with that operator's entry removed
+    from Inductor's decomposition table. Returns {"import": error or None, "runs": {backend: run}}, where
+    a run is {"status": "ok" | "raised" | "mismatch", ...} with the exception's type, message and frames.
+    """
+    import secrets
+    import subprocess
+    import tempfile
+
+    nonce = secrets.token_hex(12)
+    job = {"path": os.path.abspath(path), "entry": entry, "inputs": inputs, "backends": list(backends),
+           "culprit": culprit, "nonce": nonce}
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    launcher = f"import sys; sys.path.insert(0, {root!r}); from autograder.probe import _reproducer_child; _reproducer_child()"
+    with tempfile.TemporaryDirectory(prefix="repro-") as workdir:
+        try:
+            proc = subprocess.run([sys.executable, "-I", "-c", launcher], input=json.dumps(job) + "\n", capture_output=True,
+                                  text=True, timeout=timeout, cwd=workdir, env={**os.environ, "TORCHINDUCTOR_CACHE_DIR": workdir})
+        except subprocess.TimeoutExpired:
+            return {"error": f"the reproducer did not finish within {timeout:.0f} s"}
+    for line in proc.stdout.splitlines():
+        if line.startswith(nonce):
+            try:
+                return json.loads(line[len(nonce):])
+            except ValueError:
+                break
+    tail = (proc.stdout + proc.stderr).strip().splitlines()[-3:]
+    return {"error": f"the reproducer's process ended (exit status {proc.returncode}) without a report: {' | '.join(tail)}"[:1500]}
+
+
+def _describe_raise(exc: BaseException, path: str) -> dict:
+    """An exception raised by a reproducer: its type and message, and the frames of the error that
+    started it (following ``raise ... from``), each marked "repro", "torch" or "other"."""
+    root = exc
+    while True:
+        nxt = root.__cause__ or (None if root.__suppress_context__ else root.__context__)
+        if nxt is None or nxt is root:
+            break
+        root = nxt
+    frames = []
+    for frame in __import__("traceback").extract_tb(root.__traceback__):
+        where = ("repro" if os.path.abspath(frame.filename) == path else
+                 "torch" if frame.filename.startswith(_TORCH_DIR) else "other")
+        frames.append({"where": where, "file": frame.filename, "line": frame.lineno, "function": frame.name,
+                       "code": (frame.line or "").strip()})
+    return {"status": "raised", "type": type(exc).__name__, "message": str(exc)[:3000],
+            "root_type": type(root).__name__, "root_message": str(root)[:1000], "frames": frames[-40:]}
+
+
+def _reproducer_child() -> None:
+    """The body of ``run_reproducer``'s interpreter. The job (with the nonce that marks the report) is
+    read before the reproducer is imported, and the report goes to a copy of stdout taken before it."""
+    import importlib.util
+
+    job = json.loads(sys.stdin.readline())
+    nonce = job.pop("nonce")
+    channel = os.dup(1)
+    path = job["path"]
+    report: dict = {"import": None, "runs": {}}
+    try:
+        spec = importlib.util.spec_from_file_location("reproducer", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["reproducer"] = module
+        spec.loader.exec_module(module)
+        fn, make_inputs = getattr(module, job["entry"]), getattr(module, job["inputs"])
+    except BaseException as exc:  # noqa: BLE001 - reported, not raised
+        report["import"] = _describe_raise(exc, path)
+    else:
+        def run(backend):
+            clean_state()
+            refresh_decompositions()
+            torch.manual_seed(0)
+            try:
+                args = make_inputs()
+                target = fn if backend is None else torch.compile(fn, backend=backend)
+                return {"status": "ok", "output": _detach(target(*args))}
+            except BaseException as exc:  # noqa: BLE001
+                return _describe_raise(exc, path)
+
+        reference = run(None)
+        report["runs"]["reference"] = {k: v for k, v in reference.items() if k != "output"}
+        for backend in job["backends"]:
+            outcome = run(backend)
+            if outcome["status"] == "ok" and reference["status"] == "ok":
+                problem = _same(outcome["output"], reference["output"])
+                if problem:
+                    outcome = {"status": "mismatch", "message": problem}
+            report["runs"][backend] = {k: v for k, v in outcome.items() if k != "output"}
+        if job.get("culprit") and job["backends"]:
+            namespace, _, name = job["culprit"].partition("::")
+            from torch._inductor import decomposition
+
+            packet = getattr(getattr(torch.ops, namespace, None), name, None)
+            op = getattr(packet, "default", None) if packet is not None else None
+            if op is None or op not in decomposition.decompositions:
+                report["culprit"] = "missing"
+            else:
+                del decomposition.decompositions[op]
+                outcome = run(job["backends"][0])
+                if outcome["status"] == "ok" and reference["status"] == "ok" and _same(outcome["output"], reference["output"]):
+                    outcome = {"status": "mismatch"}
+                report["culprit"] = {k: v for k, v in outcome.items() if k != "output"}
+    os.write(channel, (nonce + json.dumps(report, default=str) + "\n").encode())
+    os._exit(0)

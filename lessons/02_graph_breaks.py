@@ -1,7 +1,13 @@
 # ---
 # jupyter:
 #   jupytext:
-#     formats: py:percent
+#     cell_metadata_filter: tags,-all
+#     formats: ipynb,py:percent
+#     notebook_metadata_filter: kernelspec,jupytext,-jupytext.text_representation.jupytext_version
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
 #   kernelspec:
 #     display_name: Python 3
 #     language: python

@@ -1,0 +1,63 @@
+# Exercise compile_in_place: Compile the model in place so its checkpoints load anywhere
+# Edit this file, then check it with:  python -m autograder check compile_in_place
+# Stuck? python -m autograder hint compile_in_place   Start over: python -m autograder reset compile_in_place
+"""Make checkpoints of a compiled model loadable by code that never compiles.
+
+`prepare(model, backend)` compiles the model for training. `save_checkpoint` writes its
+`state_dict()`, and the evaluation job, which builds a plain `Net()` and never compiles anything,
+loads that file with `load_state_dict` (strictly, as `load_for_eval` does). Today that load fails.
+Change `prepare` so that the model it returns runs compiled with the given backend, is still a
+`Net` (code that checks `isinstance(model, Net)` must keep working), and saves checkpoints that a
+plain `Net` loads. Do not change `save_checkpoint` or `load_for_eval`: the evaluation job is not
+yours.
+"""
+
+import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin1 = torch.nn.Linear(8, 16)
+        self.lin2 = torch.nn.Linear(16, 2)
+
+    def forward(self, x):
+        return self.lin2(torch.relu(self.lin1(x)))
+
+
+def prepare(model, backend="inductor"):
+    """Compile `model` for training; return the model the training loop should use."""
+    return torch.compile(model, backend=backend)  # TODO: this returns a wrapper, not the model
+
+
+def save_checkpoint(model, path):
+    torch.save(model.state_dict(), path)
+
+
+def load_for_eval(path):
+    """The evaluation job: a plain Net, never compiled."""
+    net = Net()
+    net.load_state_dict(torch.load(path))
+    return net
+
+
+if __name__ == "__main__":
+    import os
+    import tempfile
+
+    torch.manual_seed(0)
+    # backend="eager": Dynamo captures the graph and runs it as it is, without Inductor's compile
+    # time; what this exercise is about (the object and its state_dict) is the same for any backend.
+    model = prepare(Net(), backend="eager")
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(3):
+        loss = model(torch.randn(4, 8)).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    print("trained a", type(model).__name__, "- isinstance(model, Net):", isinstance(model, Net))
+    print("state_dict keys:", list(model.state_dict())[:2], "...")
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "checkpoint.pt")
+        save_checkpoint(model, path)
+        print("evaluation job loaded a", type(load_for_eval(path)).__name__)

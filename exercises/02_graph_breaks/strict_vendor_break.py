@@ -1,0 +1,61 @@
+# Exercise strict_vendor_break: A strict model that tolerates one third-party break
+# Edit this file, then check it with:  python -m autograder check strict_vendor_break
+# Stuck? python -m autograder hint strict_vendor_break   Start over: python -m autograder reset strict_vendor_break
+"""Keep the model strict about graph breaks, except inside one vendor block.
+
+`Model.forward` is decorated with `torch._dynamo.error_on_graph_break(True)`: the team wants any
+graph break in its own code to be an error, even though the grader compiles with the default
+`fullgraph=False`. The model also uses `VendorBlock`, third-party code you may not edit, whose
+helper `_legacy_gelu` has a deliberate `torch._dynamo.graph_break()`. Today every call raises.
+Make the model run with the vendor's break tolerated, and keep every other break an error: the
+grader gives your `mix` function a hidden extra break and expects the model to raise.
+"""
+
+import torch
+import torch.nn.functional as F
+
+
+# --- vendor code: not yours to edit ------------------------------------------------------------
+def _legacy_gelu(h):
+    h = h * 1.0
+    torch._dynamo.graph_break()  # the vendor's workaround for an old compiler bug
+    return F.gelu(h)
+
+
+class VendorBlock(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = torch.nn.Linear(16, 16)
+
+    def forward(self, x):
+        return _legacy_gelu(self.proj(x))
+# --- end of vendor code ------------------------------------------------------------------------
+
+
+def mix(h, weight):
+    return h + torch.tanh(h @ weight)
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.vendor = VendorBlock()
+        self.weight = torch.nn.Parameter(torch.randn(16, 16) / 4)
+
+    @torch._dynamo.error_on_graph_break(True)
+    def forward(self, x):
+        h = mix(x, self.weight)
+        h = self.vendor(h)  # TODO: the vendor's known break must be tolerated here, and nowhere else
+        return mix(h, self.weight)
+
+
+def build():
+    return Model()
+
+
+if __name__ == "__main__":
+    from autograder.probe import run_case
+
+    # backend="eager" runs the captured graphs as they are: the same graphs, breaks and errors as
+    # any backend, without Inductor's compile time.
+    print(run_case(build(), torch.randn(4, 16), backend="eager"))

@@ -1,0 +1,34 @@
+# Exercise recompile_float_knob: A Python float knob recompiles the whole function
+# Edit this file, then check it with:  python -m autograder check recompile_float_knob
+# Stuck? python -m autograder hint recompile_float_knob   Start over: python -m autograder reset recompile_float_knob
+"""Stop `score` from recompiling for every temperature.
+
+`run(fn, x, temperature)` calls the compiled `score` with a Python float that changes on every
+call; Dynamo bakes each float into its graph, so every call compiles the whole function again.
+The grader calls `run` 6 times with 6 temperatures and allows no recompile; it also times the
+cold compile of the whole schedule (aot_eager) against the starting code and wants it at least
+2x shorter. Change `run` only.
+"""
+
+import torch
+
+WEIGHTS = [torch.randn(32, 32) / 6 for _ in range(8)]
+
+
+def score(x, temperature):
+    for w in WEIGHTS:
+        x = torch.tanh(x @ w) + x
+    return torch.softmax(x / temperature, dim=-1)
+
+
+def run(fn, x, temperature):
+    return fn(x, temperature)  # TODO: a Python float is a constant: each new value recompiles
+
+
+if __name__ == "__main__":
+    import torch._logging
+
+    torch._logging.set_logs(recompiles=True)
+    compiled = torch.compile(score, backend="eager")
+    for t in (0.5, 0.7, 1.0):
+        run(compiled, torch.randn(4, 32), t)

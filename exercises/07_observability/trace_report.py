@@ -1,0 +1,90 @@
+# Exercise trace_report: Read a tlparse report: frames, compiles, the busiest frame and the slowest compile
+# Edit this file, then check it with:  python -m autograder check trace_report
+# Stuck? python -m autograder hint trace_report   Start over: python -m autograder reset trace_report
+"""Answer four questions about a program from its TORCH_TRACE, with tlparse.
+
+`pipeline` below is someone else's code; `run` calls it, compiled with backend "eager", on the four
+inputs of `CALLS`. Record a trace of that run and render it with tlparse:
+
+    rm -rf /tmp/trace_report
+    TORCH_TRACE=/tmp/trace_report python trace_report.py
+    tlparse /tmp/trace_report/dedicated_log_torch_trace_*.log -o /tmp/tl_out --overwrite --no-browser
+
+then open `/tmp/tl_out/index.html` and fill in `ANSWERS`:
+
+- `frames_compiled`: how many distinct frames Dynamo compiled (the F of the compile ids [F/C]);
+- `compiles`: how many compiles there were in all (compile ids, recompiles included);
+- `most_compiled_function`: the name of the frame that was compiled most often, as the report
+  writes it;
+- `slowest_compile`: the compile id of the compile that took longest, written "F/C" (e.g. "0/1").
+
+Keep the program above `ANSWERS` unchanged: names of resume functions contain line numbers of this
+file. The grader records the same trace itself, reads its compilation metrics, and compares.
+"""
+
+import os
+import sys
+
+import torch
+
+VOCAB = 16
+TABLE = torch.linspace(-1.0, 1.0, VOCAB * 4).reshape(VOCAB, 4)
+MIX = torch.linspace(-0.5, 0.5, 16).reshape(4, 4)
+
+
+def embed(ids):
+    h = TABLE[ids]
+    for _ in range(64):
+        h = h + torch.tanh(h @ MIX) * 0.1
+    return h
+
+
+def log_progress(h):
+    print(f"embedded {h.shape[0]} tokens")
+
+
+def pooled(h, mode):
+    if mode == "max":
+        return h.amax(dim=0)
+    if mode == "last":
+        return h[-1]
+    return h.mean(dim=0)
+
+
+def pipeline(tokens, mode):
+    ids = tokens % VOCAB
+    print("pipeline: start")
+    h = embed(ids)
+    log_progress(h)
+    return pooled(h, mode)
+
+
+CALLS = [
+    (torch.tensor([3, 1, 4, 1, 5, 9]), "mean"),
+    (torch.tensor([2, 6, 5, 3, 5, 8]), "max"),
+    (torch.tensor([9, 7, 9, 3, 2, 3]), "mean"),
+    (torch.tensor([8, 4, 6, 2, 6, 4]), "last"),
+]
+
+
+def run():
+    compiled = torch.compile(pipeline, backend="eager")
+    return [compiled(*args) for args in CALLS]
+
+
+# TODO: replace each None with what the trace says.
+ANSWERS = {
+    "frames_compiled": None,
+    "compiles": None,
+    "most_compiled_function": None,
+    "slowest_compile": None,
+}
+
+
+if __name__ == "__main__":
+    if not os.environ.get("TORCH_TRACE"):
+        print("TORCH_TRACE is not set, so this run records no trace. Run it as\n"
+              f"    TORCH_TRACE=/tmp/trace_report {sys.executable} {sys.argv[0]}\n"
+              "then: tlparse /tmp/trace_report/dedicated_log_torch_trace_*.log -o /tmp/tl_out --overwrite --no-browser", file=sys.stderr)
+    for out in run():
+        print(out)

@@ -1,0 +1,151 @@
+# /// exercise
+# format_version = 1
+# title = "Compile the model in place so its checkpoints load anywhere"
+# syllabus = ["2.5.1.1", "2.5.1"]
+# entry = "Net"
+# factory = true
+# starter_fails = ["checkpoint", "same_model"]
+# hints = [
+#   "Run the file: training works, then loading the checkpoint into a plain Net fails with missing and unexpected keys. Compare the key names it prints.",
+#   "torch.compile(model) does not change the model: it returns a new object, an OptimizedModule, that holds the model as `_orig_mod`. Its state_dict keys carry that prefix (`_orig_mod.lin1.weight`), and it is not a Net.",
+#   "Lesson section 2.5.1.1: `model.compile()` compiles the model in place. It returns None, the model stays a Net, and its state_dict is the one a plain Net has.",
+#   "In prepare: `model.compile(backend=backend)` and `return model`.",
+# ]
+#
+# [[checks]]
+# kind = "custom"
+# name = "checkpoint"
+# function = "checkpoint_round_trip"
+# points = 2
+#
+# [[checks]]
+# kind = "custom"
+# name = "same_model"
+# function = "same_model"
+# points = 2
+#
+# [[checks]]
+# kind = "correct"
+# points = 1
+# ///
+"""Make checkpoints of a compiled model loadable by code that never compiles.
+
+`prepare(model, backend)` compiles the model for training. `save_checkpoint` writes its
+`state_dict()`, and the evaluation job, which builds a plain `Net()` and never compiles anything,
+loads that file with `load_state_dict` (strictly, as `load_for_eval` does). Today that load fails.
+Change `prepare` so that the model it returns runs compiled with the given backend, is still a
+`Net` (code that checks `isinstance(model, Net)` must keep working), and saves checkpoints that a
+plain `Net` loads. Do not change `save_checkpoint` or `load_for_eval`: the evaluation job is not
+yours.
+"""
+
+import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin1 = torch.nn.Linear(8, 16)
+        self.lin2 = torch.nn.Linear(16, 2)
+
+    def forward(self, x):
+        return self.lin2(torch.relu(self.lin1(x)))
+
+
+def prepare(model, backend="inductor"):
+    """Compile `model` for training; return the model the training loop should use."""
+    # BEGIN SOLUTION
+    model.compile(backend=backend)
+    return model
+    # END SOLUTION
+    # BEGIN STARTER
+    # return torch.compile(model, backend=backend)  # TODO: this returns a wrapper, not the model
+    # END STARTER
+
+
+def save_checkpoint(model, path):
+    torch.save(model.state_dict(), path)
+
+
+def load_for_eval(path):
+    """The evaluation job: a plain Net, never compiled."""
+    net = Net()
+    net.load_state_dict(torch.load(path))
+    return net
+
+
+# BEGIN GRADER
+def calls(gen):
+    return [(torch.randn(4, 8, generator=gen),) for _ in range(2)]
+
+
+def _prepared(ctx):
+    """The learner's prepare() on a fresh Net, with the grader's counting backend."""
+    from autograder.probe import GraphTally
+
+    torch.manual_seed(0)
+    model = ctx.submission.Net()
+    tally = GraphTally()
+    prepared = ctx.submission.prepare(model, backend=tally)
+    return model, prepared, tally
+
+
+def checkpoint_round_trip(ctx):
+    import os
+    import tempfile
+
+    model, prepared, tally = _prepared(ctx)
+    x = torch.randn(4, 8, generator=torch.Generator().manual_seed(1))
+    out = prepared(x)
+    if not tally.runs:
+        return False, "The model prepare() returns ran no compiled code: prepare must compile it with the backend it is given."
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "checkpoint.pt")
+        ctx.submission.save_checkpoint(prepared, path)
+        saved = list(torch.load(path))
+        evaluation = Net()  # the grader's own copy of the evaluation job's class
+        try:
+            evaluation.load_state_dict(torch.load(path))
+        except RuntimeError as exc:
+            lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+            return False, (f"A plain Net cannot load the checkpoint: {lines[-1][:160]} The file's keys are "
+                           f"{saved[:2]}..., a Net's are {list(evaluation.state_dict())[:2]}...: torch.compile(model) wraps the "
+                           "model, and the wrapper's state_dict names every entry `_orig_mod.` + the model's name.")
+    if not torch.allclose(evaluation(x), out.detach(), rtol=1e-5, atol=1e-6):
+        return False, "The checkpoint loads, but the loaded Net computes something else than the model that was saved."
+    return True, f"A plain Net loads the checkpoint (keys {saved[:2]}...) and computes what the compiled model computed."
+
+
+def same_model(ctx):
+    model, prepared, tally = _prepared(ctx)
+    if type(prepared) is not ctx.submission.Net:
+        return False, (f"prepare returns an object of type {type(prepared).__name__}, not a Net: `isinstance(model, Net)` is False and "
+                       "every attribute goes through a wrapper. torch.compile(model) returns a new object; model.compile() "
+                       "compiles the model itself.")
+    prepared(torch.randn(4, 8))
+    if not tally.runs:
+        return False, "prepare returns the Net, but it ran no compiled code: compile it with the backend prepare is given."
+    return True, f"prepare returns the Net itself ({len(tally.graphs)} graph), compiled in place."
+# END GRADER
+
+
+if __name__ == "__main__":
+    import os
+    import tempfile
+
+    torch.manual_seed(0)
+    # backend="eager": Dynamo captures the graph and runs it as it is, without Inductor's compile
+    # time; what this exercise is about (the object and its state_dict) is the same for any backend.
+    model = prepare(Net(), backend="eager")
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    for _ in range(3):
+        loss = model(torch.randn(4, 8)).pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    print("trained a", type(model).__name__, "- isinstance(model, Net):", isinstance(model, Net))
+    print("state_dict keys:", list(model.state_dict())[:2], "...")
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "checkpoint.pt")
+        save_checkpoint(model, path)
+        print("evaluation job loaded a", type(load_for_eval(path)).__name__)

@@ -1,0 +1,97 @@
+# /// exercise
+# format_version = 1
+# title = "Make any future break in the hot path an error"
+# syllabus = ["2.5.3.2", "2.5.3"]
+# entry = "step"
+# starter_fails = ["guard"]
+# hints = [
+#   "Run the file: it works, with one graph break at the log call, and that break is fine. The task is about the future: nothing stops the next change to `attention` from breaking it too, and under fullgraph=False nobody would notice.",
+#   "fullgraph=True is not an option: it would make the log call in `step` an error too. You need strictness for one function only.",
+#   "Lesson section 2.5.3.2: torch._dynamo.error_on_graph_break(True) makes every break inside the decorated function (or the `with` block) an error, whatever the caller's setting. The grader checks it by giving `attention` a hidden extra break: your code must raise.",
+#   "Put `@torch._dynamo.error_on_graph_break(True)` on `attention`.",
+# ]
+#
+# [[checks]]
+# kind = "breaks_allowed"
+# name = "breaks"
+# allowed = ["logging.Logger method not supported for non-export cases"]
+# points = 1
+#
+# [[checks]]
+# kind = "probe_variant"
+# name = "guard"
+# helper = "attention"
+# variant = "attention_with_break"
+# expect_type = "Call to `torch._dynamo.graph_break()`"
+# points = 3
+#
+# [[checks]]
+# kind = "output"
+# name = "log"
+# stream = "logging"
+# expect = "reference"
+# points = 1
+#
+# [[checks]]
+# kind = "correct"
+# points = 1
+# ///
+"""Guard the hot path: a graph break in `attention` must be an error, a break elsewhere must not.
+
+`step` is compiled with the default `fullgraph=False`. It logs a statistic on every call, which
+breaks the graph, and that is accepted: logging is how the team watches training. `attention` is
+the expensive part, and it compiles into one graph today. Make sure it stays that way: any graph
+break inside `attention`, now or after a future change, must raise an error, while the log call
+in `step` keeps working and keeps logging. The grader gives `attention` a hidden extra break and
+expects your code to raise.
+"""
+
+import logging
+import math
+
+import torch
+
+log = logging.getLogger("course.metrics")
+log.setLevel(logging.INFO)
+
+
+# BEGIN SOLUTION
+@torch._dynamo.error_on_graph_break(True)
+def attention(q, k, v):
+# END SOLUTION
+# BEGIN STARTER
+# def attention(q, k, v):  # TODO: a break in here must be an error; a break in step must not
+# END STARTER
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def step(x, wq, wk, wv):
+    out = attention(x @ wq, x @ wk, x @ wv)
+    log.info("output norm %.3f", out.norm())  # a graph break, and an accepted one
+    return out.relu()
+
+
+# BEGIN GRADER
+def calls(gen):
+    weights = [torch.randn(8, 8, generator=gen) / 3 for _ in range(3)]
+    return [(torch.randn(6, 8, generator=gen), *weights) for _ in range(3)]
+
+
+def attention_with_break(q, k, v):
+    """The grader's variant: attention after someone added a debugging break."""
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    torch._dynamo.graph_break()
+    return torch.softmax(scores, dim=-1) @ v
+# END GRADER
+
+
+if __name__ == "__main__":
+    from autograder.probe import tally_calls
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    args = (torch.randn(6, 8), torch.randn(8, 8), torch.randn(8, 8), torch.randn(8, 8))
+    # backend="eager" runs the captured graphs as they are: the same graphs and breaks as any
+    # backend, without Inductor's compile time.
+    tally = tally_calls(step, [args, args], backend="eager")
+    print(tally, "| break types:", sorted(set(tally.break_types)))

@@ -1,0 +1,75 @@
+# /// exercise
+# format_version = 1
+# title = "A guard filter that drops the guard your schedule needs"
+# syllabus = ["6.2"]
+# entry = "make_model"
+# factory = true
+# driver = "run"
+# submission_may_set = ["guard_filter_fn"]
+# starter_fails = ["correct"]
+# hints = [
+#   "Run the file: after `model.scale` changes, the compiled model still multiplies by the old scale.",
+#   "skip_guard_on_all_nn_modules_unsafe drops every guard on every module, your own `Tower.scale` included: nothing tells Dynamo the graph is stale.",
+#   "Another preset skips only the guards on torch's built-in modules (Linear, ...) and keeps those on your own module (lesson section 6.2).",
+#   "COMPILE_OPTIONS = {\"guard_filter_fn\": torch.compiler.skip_guard_on_inbuilt_nn_modules_unsafe}",
+# ]
+#
+# [[checks]]
+# kind = "correct"
+# points = 2
+#
+# [[checks]]
+# kind = "guards"
+# max_kept = 60
+# points = 1
+# ///
+"""Skip guards, but not the one that protects `scale`.
+
+The grader compiles `make_model()` with the `guard_filter_fn` in `COMPILE_OPTIONS` and calls
+`run(model, x, scale)` 6 times; `run` sets `model.scale` before each call, and the scale changes
+twice. The starting filter drops every module guard, so the change goes unnoticed and answers
+are stale. Choose a filter that keeps the results right while keeping at most 60 guards (summed over its compiles).
+"""
+
+import torch
+
+# BEGIN SOLUTION
+COMPILE_OPTIONS = {"guard_filter_fn": torch.compiler.skip_guard_on_inbuilt_nn_modules_unsafe}
+# END SOLUTION
+# BEGIN STARTER
+# COMPILE_OPTIONS = {"guard_filter_fn": torch.compiler.skip_guard_on_all_nn_modules_unsafe}  # TODO: drops the guard on scale too
+# END STARTER
+
+
+class Tower(torch.nn.Module):
+    def __init__(self, depth=4):
+        super().__init__()
+        self.layers = torch.nn.ModuleList([torch.nn.Linear(8, 8) for _ in range(depth)])
+        self.scale = 2.0
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = torch.relu(layer(x))
+        return x * self.scale
+
+
+def make_model():
+    return Tower()
+
+
+def run(model, x, scale):
+    model.scale = scale  # the grader's schedule reconfigures the model between calls
+    return model(x)
+
+
+# BEGIN GRADER
+def calls(gen):
+    return [(torch.randn(2, 8, generator=gen), s) for s in (2.0, 2.0, 3.0, 3.0, 2.0, 5.0)]
+# END GRADER
+
+
+if __name__ == "__main__":
+    from autograder.probe import guard_report
+
+    opts = {"guard_filter_fn": COMPILE_OPTIONS.get("guard_filter_fn")}
+    print(guard_report(make_model(), calls(torch.Generator().manual_seed(0)), opts, driver=globals().get("run")))
