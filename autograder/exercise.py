@@ -17,6 +17,7 @@ This module never imports torch: listing and building must stay instant.
 from __future__ import annotations
 
 import ast
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -25,7 +26,8 @@ from pathlib import Path
 FORMAT_VERSION = 1
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTIONS = ROOT / "solutions"
-EXERCISES = ROOT / "exercises"
+# The learners' working copies; AUTOGRADER_EXERCISES points elsewhere (a copy, a learner's own folder).
+EXERCISES = Path(os.environ.get("AUTOGRADER_EXERCISES") or ROOT / "exercises")
 LESSONS = ROOT / "lessons"
 
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9_]{1,31}$")
@@ -151,7 +153,7 @@ class Exercise:
         raise KeyError(name)
 
     def rel(self, path: Path) -> str:
-        return path.relative_to(ROOT).as_posix()
+        return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
 
     def summary(self) -> dict:
         """The object ``list --json`` prints for this exercise."""

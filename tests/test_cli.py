@@ -85,17 +85,22 @@ def test_hint_walks_the_ladder(tmp_path, monkeypatch):
 
 
 def test_reset_restores_the_starting_file(tmp_path):
+    import os
+    import shutil
+    import subprocess
+    import sys
+
     from autograder.exercise import load
 
-    exercise = load("trace_tolist")
-    original = exercise.starter.read_text()
-    try:
-        exercise.starter.write_text("# learner's broken edit\n")
-        code, out, _ = run_cli("reset", "trace_tolist")
-        assert code == 0 and "Restored" in out
-        assert exercise.starter.read_text() == original
-    finally:
-        exercise.starter.write_text(original)
+    copy = tmp_path / "exercises"
+    shutil.copytree(ROOT / "exercises", copy)
+    edited = copy / "01_dynamo_core" / "trace_tolist.py"
+    edited.write_text("# learner's broken edit\n")
+    env = {**os.environ, "AUTOGRADER_EXERCISES": str(copy)}
+    run = subprocess.run([sys.executable, "-m", "autograder", "reset", "trace_tolist"], cwd=ROOT, env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 0 and "Restored" in run.stdout
+    assert edited.read_text() == load("trace_tolist").starter.read_text()
 
 
 def test_every_command_has_help():

@@ -16,8 +16,10 @@ from conftest import ROOT
 EXERCISES = discover()
 
 
-def cli(*args, state):
+def cli(*args, state, exercises=None):
     env = {**os.environ, "AUTOGRADER_STATE": str(state), "NO_COLOR": "1"}
+    if exercises is not None:
+        env["AUTOGRADER_EXERCISES"] = str(exercises)
     return subprocess.run([sys.executable, "-m", "autograder", *args], cwd=ROOT, env=env, capture_output=True, text=True)
 
 
@@ -57,14 +59,14 @@ def test_check_records_progress_and_unlocks_the_solution(tmp_path):
     state = tmp_path / "progress.json"
     locked = cli("solution", "trace_tolist", state=state)
     assert locked.returncode == 1 and "after you pass" in locked.stdout
+    import shutil
+
+    copy = tmp_path / "exercises"  # the learner's working copies, away from the repository's files
+    shutil.copytree(ROOT / "exercises", copy)
     exercise = next(e for e in EXERCISES if e.id == "trace_tolist")
-    original = exercise.starter.read_text()
-    try:
-        exercise.starter.write_text(exercise.master.read_text())  # the learner "fixes" it
-        done = cli("check", "trace_tolist", state=state)
-        assert done.returncode == 0, done.stdout
-    finally:
-        exercise.starter.write_text(original)
+    (copy / exercise.chapter / "trace_tolist.py").write_text(exercise.master.read_text())  # the learner "fixes" it
+    done = cli("check", "trace_tolist", state=state, exercises=copy)
+    assert done.returncode == 0, done.stdout
     assert json.loads(state.read_text())["trace_tolist"]["passed"] is True
     shown = cli("solution", "trace_tolist", state=state)
     assert shown.returncode == 0 and "(values * weights).sum(dim=-1)" in shown.stdout and "BEGIN" not in shown.stdout
