@@ -31,6 +31,19 @@ CHEATS = {
 }
 
 
+# Cheats whose outcome depends on the exercise's own rules (its config allow-lists, what its
+# starter already earns) run on every exercise; the purely generic ones (patching the grader,
+# exiting early) on the first exercise of each chapter and on every exercise with special rules.
+EVERYWHERE = {"force_eager_stance", "eager_on_recompile_stance", "raise_recompile_limit", "suppress_errors",
+              "patch_torch_compile", "fake_json_on_stdout"}
+
+
+def _representative(exercise) -> bool:
+    first_of_chapter = next(e for e in EXERCISES if e.chapter == exercise.chapter) is exercise
+    special = exercise.allow_config or exercise.config_may_add or exercise.submission_may_set or exercise.scan_allow
+    return first_of_chapter or bool(special)
+
+
 def _allowed(exercise, name):
     if name == "raise_recompile_limit":
         return "recompile_limit" in exercise.allow_config or "cache_size_limit" in exercise.allow_config
@@ -46,7 +59,7 @@ def test_every_cheat_fails_on_every_exercise(exercise, tmp_path):
     baseline = grade(exercise.id, exercise.starter, seed=21, timeout=60, costly=False).score
     problems = []
     for name, (code, marker) in CHEATS.items():
-        if _allowed(exercise, name):
+        if _allowed(exercise, name) or (name not in EVERYWHERE and not _representative(exercise)):
             continue
         path = tmp_path / f"{name}.py"
         path.write_text(starter + code)
