@@ -16,7 +16,7 @@ touch ``torch._dynamo`` themselves: ``probe`` measures.
   ``set_stance(skip_guard_eval_unsafe=True)``;
 - ``compile_time`` (costly): cold compile time of the schedule, starter over submission, each
   measurement from a reset Dynamo (and, for Inductor, caches off and an empty cache folder),
-  interleaved, median of ``repeats`` ratios, at least ``min_ratio``;
+  interleaved ``repeats`` times; the ratio of the fastest run of each side, at least ``min_ratio``;
 - ``guard_time`` (costly): mean "TorchDynamo Cache Lookup" time (the profiler's guard-evaluation
   event) of the baseline over the submission, both warm, interleaved rounds, median ratio at least
   ``min_ratio``. ``against = "starter"`` (the starting file as compiled by the grader) or
@@ -77,6 +77,9 @@ def check_guards(spec, ctx: Context) -> CheckResult:
     report = _guard_report(ctx)
     if report["error"]:
         return CheckResult.outcome(spec, False, f"Not measured: the schedule raised {report['error']}. The first failed check says why.")
+    if report["graphs"] == 0:  # torch.compiler.disable and friends: nothing compiled, nothing guarded
+        return CheckResult.outcome(spec, False, "No graph was compiled, so there are no guards to measure: code that "
+                                   f"runs eagerly is no fix for guard overhead. {_lesson(spec, ctx.exercise)}")
     problems = []
     said = [f"{report['kept']} of {report['offered']} guards kept over {report['compiles']} compile(s)"]
     if "max_kept" in p and report["kept"] > p["max_kept"]:
@@ -128,18 +131,21 @@ def check_compile_time(spec, ctx: Context) -> CheckResult:
     starter = _starter_module(ctx)
     ratios, pairs = [], []
     for _ in range(repeats):  # interleaved: starter, submission, starter, submission, ...
-        made, driver, _ = _build(ctx, starter)
-        before = probe.cold_compile_seconds(made, ctx.calls, backend, driver=driver)
-        made, driver, _ = _build(ctx, ctx.submission)
-        after = probe.cold_compile_seconds(made, ctx.calls, backend, driver=driver)
+        made, driver, options = _build(ctx, starter)
+        before = probe.cold_compile_seconds(made, ctx.calls, backend, driver=driver, options=options)
+        made, driver, options = _build(ctx, ctx.submission)
+        after = probe.cold_compile_seconds(made, ctx.calls, backend, driver=driver, options=options)
         pairs.append((before, after))
         ratios.append(before / max(after, 1e-9))
-    ratio = statistics.median(ratios)
+    # Load on a shared machine only ever adds time, so the fastest of the repeats is the best estimate
+    # of each side's compile time: the ratio of the minimums is steadier than the median pair ratio.
+    ratio = min(b for b, _ in pairs) / max(min(a for _, a in pairs), 1e-9)
     timed = {"ratio": ratio, "ratios": ratios, "seconds": pairs, "backend": backend}
     ctx.measurement.__dict__.setdefault("timings", {})[spec.name] = timed
     ok = ratio >= p["min_ratio"]
     message = (f"Cold compile of the schedule ({backend}): starter {statistics.median(b for b, _ in pairs):.2f} s, yours "
-               f"{statistics.median(a for _, a in pairs):.2f} s: {ratio:.2f}x faster (median of {repeats}); needs {p['min_ratio']}x.")
+               f"{statistics.median(a for _, a in pairs):.2f} s (medians); fastest run each: {ratio:.2f}x faster ({repeats} interleaved "
+               f"runs); needs {p['min_ratio']}x.")
     return CheckResult.outcome(spec, ok, message if ok else f"{message} {_lesson(spec, ctx.exercise)}")
 
 

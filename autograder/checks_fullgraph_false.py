@@ -202,7 +202,10 @@ def _functions_with_code(root, code, depth: int = 0, seen=None) -> list[types.Fu
             with contextlib.suppress(ValueError):
                 found += _functions_with_code(cell.cell_contents, code, depth + 1, seen)
     for attribute in ("__wrapped__", "__func__", "_torchdynamo_orig_callable", "fn", "func"):
-        inner = getattr(root, attribute, None) if not isinstance(root, type) else None
+        try:
+            inner = getattr(root, attribute, None) if not isinstance(root, type) else None
+        except Exception:  # noqa: BLE001 - a property of the learner's object; nothing to follow there
+            inner = None
         if inner is not None and callable(inner):
             found += _functions_with_code(inner, code, depth + 1, seen)
     return found

@@ -8,7 +8,9 @@
   and fit in ``max_lines`` lines of code. With ``culprit`` ("ns::op"), the failure must go away when
   the grader removes that operator's decomposition: the reproducer shows the planted bug, not
   another one. A file that raises the error itself (``raise``, ``torch._check(False, ...)``,
-  ``torch.testing.assert_close``) fails: the error must come out of torch's own code.
+  ``torch.testing.assert_close``) fails: the error must come out of torch's own code. ``constant``
+  names a module constant that must equal ``backend`` (the learner states the failing stage). The
+  static rules (imports, lines, constant) are checked first; a file that breaks one is not run.
 
 Questions about logs and traces use the ``answers`` kind: the master's truth function produces the
 same log or trace itself (``probe.call_log``, ``probe.structured_trace``) before the submission runs.
@@ -25,9 +27,6 @@ import sys
 from .checks import Context, _lesson, register
 from .probe import run_reproducer
 from .result import CheckResult
-
-FAILURES = ("exception", "mismatch")
-
 
 def starter_line(master_path: str, line: int) -> int:
     """The line number, in the generated starting file, of line ``line`` of the master.
@@ -141,6 +140,9 @@ def check_reproducer(spec, ctx: Context) -> CheckResult:
             problems.append(f"{p['constant']} is {named!r}; name the first backend that fails (an ablation finds it: "
                             "eager, aot_eager, aot_eager_decomp_partition, inductor)")
 
+    if problems:  # not run yet: a reader would not get this far either (and running a long program costs seconds)
+        return CheckResult.outcome(spec, False, "Your reproducer: " + "; ".join(problems) + ". The grader runs it once "
+                                   "these are fixed. " + _lesson(spec, ctx.exercise))
     report = run_reproducer(ctx.submission_file, entry=ctx.exercise.entry, inputs=p.get("inputs", "make_inputs"),
                             backends=[backend, *passes], culprit=p.get("culprit"), timeout=p.get("timeout", 120))
     if report.get("error"):

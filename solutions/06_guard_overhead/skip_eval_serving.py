@@ -28,16 +28,18 @@
 #
 # [[checks]]
 # kind = "guard_time"
-# min_ratio = 2.0
+# min_ratio = 1.5
+# repeats = 3
+# rounds = 1
 # points = 2
 # ///
 """Serve with guard evaluation skipped, once the warm-up is done.
 
-The grader calls `run(model, x, phase)` 12 times: 2 "warmup" calls (a float32 and a float64
-batch), then 10 "serve" calls that alternate the two dtypes. Make at least 8 serving calls run
+The grader calls `run(model, x, phase)` 22 times: 2 "warmup" calls (a float32 and a float64
+batch), then 20 "serve" calls that alternate the two dtypes. Make at least 8 serving calls run
 under `torch.compiler.set_stance(skip_guard_eval_unsafe=True)`, and keep every answer right: the
 stance may not be entered before both dtypes have compiled. The grader also wants the cache
-lookup time at least 2x lower than the starting code's.
+lookup time (mean over all 22 calls, warm-up included) at least 1.5x lower than the starting code's.
 """
 
 import torch
@@ -76,11 +78,12 @@ def run(model, x, phase):
 def calls(gen):
     dtypes = [torch.float32, torch.float64]
     return ([(torch.randn(2, 8, generator=gen, dtype=d), "warmup") for d in dtypes] +
-            [(torch.randn(2, 8, generator=gen, dtype=dtypes[i % 2]), "serve") for i in range(10)])
+            [(torch.randn(2, 8, generator=gen, dtype=dtypes[i % 2]), "serve") for i in range(20)])
 # END GRADER
 
 
 if __name__ == "__main__":
     from autograder.probe import guard_report
 
-    print(guard_report(make_model(), calls(torch.Generator().manual_seed(0)), {}, driver=run))
+    schedule = [(torch.randn(2, 8, dtype=d), phase) for d, phase in ((torch.float32, "warmup"), (torch.float64, "warmup"), (torch.float32, "serve"), (torch.float64, "serve"))]  # a few calls like the grader's
+    print(guard_report(make_model(), schedule, {}, driver=run))

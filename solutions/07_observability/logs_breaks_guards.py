@@ -8,7 +8,7 @@
 #   "Run the file: it turns on TORCH_LOGS=graph_breaks,recompiles (or run it with that variable set yourself) and prints `=== call N ===` before each call, so every log line belongs to the call above it.",
 #   "A graph break is logged as `Graph break in user code at FILE:LINE` with the user stack; the innermost frame is the line that breaks. A recompile is logged as `Recompiling function NAME`, followed by `- F/C: guard` lines: the guard of each cached variant that failed.",
 #   "A graph break splits a function: the code after the break becomes a resume function of its own, named `torch_dynamo_resume_in_<function>_at_<line>`, which is compiled, guarded and recompiled on its own.",
-#   "Call 3 is the only call that changes `reduce`; copy the function name after `Recompiling function` and the guard after `3/0: ` (without the comment that starts with `#`). For call 4 count the `Recompiling function` lines under `=== call 4 ===`.",
+#   "Call 3 is the only call that changes `reduce`; copy the function name after `Recompiling function` and the guard after the `- F/C: ` prefix (without the comment that starts with `#`). For call 4 count the `Recompiling function` lines under `=== call 4 ===`.",
 # ]
 #
 # [[checks]]

@@ -1,0 +1,85 @@
+# Exercise logs_find_fix: Use the logs to find what makes a scoring loop break and recompile
+# Edit this file, then check it with:  python -m autograder check logs_find_fix
+# Stuck? python -m autograder hint logs_find_fix   Start over: python -m autograder reset logs_find_fix
+"""Find, with the logs, what makes this scoring loop break its graph and recompile, and fix it.
+
+`EvidenceScorer` scores a stream of feature batches: it encodes each batch, keeps the largest
+activation seen so far in a buffer, and accumulates class evidence that decays with the step
+number. `run` is the loop body: it calls the model once per batch. The grader builds the model
+with `make_scorer()`, compiles it (fullgraph=False) and drives it with your `run` over 12 batches,
+steps 0 to 11.
+
+Something in it breaks the graph, and something makes Dynamo recompile on every step until it
+gives up and runs the model eagerly. Use `TORCH_LOGS=graph_breaks,recompiles` (or a TORCH_TRACE and
+tlparse) to find both, then fix them: no graph break, at most one recompile over the 12 steps,
+every call compiled, and the same scores and evidence as before.
+"""
+
+import math
+import sys
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass
+class ScorerConfig:
+    features: int = 16
+    hidden: int = 32
+    classes: int = 4
+    half_life: float = 8.0
+
+
+class EvidenceScorer(torch.nn.Module):
+    def __init__(self, config: ScorerConfig):
+        super().__init__()
+        self.half_life = config.half_life
+        self.encoder = torch.nn.Sequential(
+            torch.nn.Linear(config.features, config.hidden),
+            torch.nn.GELU(),
+            torch.nn.Linear(config.hidden, config.features),
+        )
+        self.head = torch.nn.Linear(config.features, config.classes)
+        self.register_buffer("evidence", torch.zeros(config.classes))
+        self.register_buffer("peak", torch.zeros(()))
+
+    def _track_peak(self, h):
+        largest = h.abs().amax().item()  # TODO: is this where the graph breaks? Check the log.
+        if largest > self.peak:
+            self.peak.fill_(largest)
+
+    def forward(self, x, step):
+        h = self.encoder(x)
+        h = h / math.sqrt(h.shape[-1])
+        self._track_peak(h)
+        logits = self.head(h)
+        decay = math.exp(-step / self.half_life)  # TODO: what does the recompile log say about `step`?
+        self.evidence.mul_(decay).add_(logits.softmax(dim=-1).mean(dim=0))
+        return logits, self.evidence.clone(), self.peak.clone()
+
+
+def make_scorer():
+    torch.manual_seed(0)
+    return EvidenceScorer(ScorerConfig())
+
+
+def run(model, batch, step):
+    """Score one batch at a given step; returns the predicted classes, the evidence so far and the peak."""
+    with torch.no_grad():
+        logits, evidence, peak = model(batch, step)
+    return logits.argmax(dim=-1), evidence, peak
+
+
+if __name__ == "__main__":
+    from autograder.probe import tally_run
+
+    batches = [torch.randn(5, 16) for _ in range(12)]
+    model = make_scorer()
+
+    def score_all(compiled):
+        for step, batch in enumerate(batches):
+            classes, evidence, peak = run(compiled, batch, step)
+        print("last classes:", classes.tolist(), "evidence:", [round(v, 3) for v in evidence.tolist()], "peak:", round(peak.item(), 3))
+
+    print(tally_run(model, score_all), file=sys.stderr)
+    print("Now run me with TORCH_LOGS=graph_breaks,recompiles to see where and why.", file=sys.stderr)

@@ -1,0 +1,138 @@
+# /// exercise
+# format_version = 1
+# title = "Use the logs to find what makes a scoring loop break and recompile"
+# syllabus = ["7.2", "7.1"]
+# entry = "make_scorer"
+# factory = true
+# driver = "run"
+# starter_fails = ["graph_breaks", "recompiles"]
+# hints = [
+#   "Run the file: it scores 12 batches and prints how many graphs, breaks and recompiles that cost. Then run it with TORCH_LOGS=graph_breaks,recompiles (or TORCH_TRACE and tlparse) to see where and why.",
+#   "The graph-break log names the line and says `Unsupported Tensor.item() call`: a Python number read out of a tensor, then compared in Python. The recompile log shows a guard on an arithmetic expression of `step`, a new value every call: Python math on an int specialises it.",
+#   "Keep both computations in tensors: the running peak with torch.maximum into the buffer (no .item(), no Python `if`), and the decay with torch.exp on a tensor. The driver `run` may hand the model the step as a tensor.",
+#   "In `_track_peak`: `self.peak.copy_(torch.maximum(self.peak, h.abs().amax()))`. In `forward`: `decay = torch.exp(-step / self.half_life)` with `step` a tensor, which `run` makes: `model(batch, torch.tensor(float(step)))`.",
+# ]
+#
+# [[checks]]
+# kind = "graph_breaks"
+# max = 0
+# points = 2
+#
+# [[checks]]
+# kind = "recompiles"
+# max = 1
+# points = 2
+#
+# [[checks]]
+# kind = "compiled_calls"
+# points = 1
+#
+# [[checks]]
+# kind = "correct"
+# rtol = 1e-4
+# atol = 1e-5
+# points = 1
+# ///
+"""Find, with the logs, what makes this scoring loop break its graph and recompile, and fix it.
+
+`EvidenceScorer` scores a stream of feature batches: it encodes each batch, keeps the largest
+activation seen so far in a buffer, and accumulates class evidence that decays with the step
+number. `run` is the loop body: it calls the model once per batch. The grader builds the model
+with `make_scorer()`, compiles it (fullgraph=False) and drives it with your `run` over 12 batches,
+steps 0 to 11.
+
+Something in it breaks the graph, and something makes Dynamo recompile on every step until it
+gives up and runs the model eagerly. Use `TORCH_LOGS=graph_breaks,recompiles` (or a TORCH_TRACE and
+tlparse) to find both, then fix them: no graph break, at most one recompile over the 12 steps,
+every call compiled, and the same scores and evidence as before.
+"""
+
+import math
+import sys
+from dataclasses import dataclass
+
+import torch
+
+
+@dataclass
+class ScorerConfig:
+    features: int = 16
+    hidden: int = 32
+    classes: int = 4
+    half_life: float = 8.0
+
+
+class EvidenceScorer(torch.nn.Module):
+    def __init__(self, config: ScorerConfig):
+        super().__init__()
+        self.half_life = config.half_life
+        self.encoder = torch.nn.Sequential(
+            torch.nn.Linear(config.features, config.hidden),
+            torch.nn.GELU(),
+            torch.nn.Linear(config.hidden, config.features),
+        )
+        self.head = torch.nn.Linear(config.features, config.classes)
+        self.register_buffer("evidence", torch.zeros(config.classes))
+        self.register_buffer("peak", torch.zeros(()))
+
+    def _track_peak(self, h):
+        # BEGIN SOLUTION
+        self.peak.copy_(torch.maximum(self.peak, h.abs().amax()))
+        # END SOLUTION
+        # BEGIN STARTER
+        # largest = h.abs().amax().item()  # TODO: is this where the graph breaks? Check the log.
+        # if largest > self.peak:
+        #     self.peak.fill_(largest)
+        # END STARTER
+
+    def forward(self, x, step):
+        h = self.encoder(x)
+        h = h / math.sqrt(h.shape[-1])
+        self._track_peak(h)
+        logits = self.head(h)
+        # BEGIN SOLUTION
+        decay = torch.exp(-step / self.half_life)
+        # END SOLUTION
+        # BEGIN STARTER
+        # decay = math.exp(-step / self.half_life)  # TODO: what does the recompile log say about `step`?
+        # END STARTER
+        self.evidence.mul_(decay).add_(logits.softmax(dim=-1).mean(dim=0))
+        return logits, self.evidence.clone(), self.peak.clone()
+
+
+def make_scorer():
+    torch.manual_seed(0)
+    return EvidenceScorer(ScorerConfig())
+
+
+def run(model, batch, step):
+    """Score one batch at a given step; returns the predicted classes, the evidence so far and the peak."""
+    with torch.no_grad():
+        # BEGIN SOLUTION
+        logits, evidence, peak = model(batch, torch.tensor(float(step)))
+        # END SOLUTION
+        # BEGIN STARTER
+        # logits, evidence, peak = model(batch, step)
+        # END STARTER
+    return logits.argmax(dim=-1), evidence, peak
+
+
+# BEGIN GRADER
+def calls(gen):
+    return [(torch.randn(5, 16, generator=gen), step) for step in range(12)]
+# END GRADER
+
+
+if __name__ == "__main__":
+    from autograder.probe import tally_run
+
+    batches = [torch.randn(5, 16) for _ in range(12)]
+    model = make_scorer()
+
+    def score_all(compiled):
+        for step, batch in enumerate(batches):
+            classes, evidence, peak = run(compiled, batch, step)
+        print("last classes:", classes.tolist(), "evidence:", [round(v, 3) for v in evidence.tolist()], "peak:", round(peak.item(), 3))
+
+    print(tally_run(model, score_all), file=sys.stderr)
+    print("Now run me with TORCH_LOGS=graph_breaks,recompiles to see where and why.", file=sys.stderr)

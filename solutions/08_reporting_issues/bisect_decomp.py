@@ -1,0 +1,144 @@
+# /// exercise
+# format_version = 1
+# title = "Bisect a wrong result down to one decomposition"
+# syllabus = ["8.2"]
+# entry = "block"
+# starter_fails = ["bisection", "test_fn"]
+# hints = [
+#   "Run the file: it calls CompilerBisector.do_bisect(test_fn) and prints what it finds. It names a backend but no subsystem, although the decomposition subsystem is the culprit: the bisector's runs with a subsystem switched off are not really run.",
+#   "The bisector calls test_fn many times, changing only what the compiler does (a backend, a subsystem switched off, how many decompositions to apply). test_fn must compile afresh every time, or Dynamo reuses the code it compiled on an earlier call and test_fn answers for that earlier configuration.",
+#   "Start test_fn with torch._dynamo.reset() (lesson section 8.2), keep comparing the compiled block with block run eagerly, then run the file again and copy the BisectionResult into ANSWERS.",
+#   "ANSWERS: backend and subsystem as printed, bisect_number as an int, and operator as the op='...' inside debug_info (e.g. \"course.squash\").",
+# ]
+#
+# [[checks]]
+# kind = "answers"
+# name = "bisection"
+# constant = "ANSWERS"
+# truth = "expected_bisection"
+# points = 3
+#
+# [[checks]]
+# kind = "custom"
+# name = "test_fn"
+# function = "check_test_fn"
+# points = 2
+# ///
+"""Use the compiler bisector to find which decomposition makes `block` wrong.
+
+`block` gives a different result under torch.compile than eagerly. The course planted the bug: a
+decomposition of the custom operator `course::squash`, registered in Inductor's table, computes
+something else than the operator (a real compiler bug cannot be relied on to stay in torch).
+
+`torch._inductor.compiler_bisector.CompilerBisector.do_bisect(test_fn)` calls `test_fn()` again
+and again (`True` means "correct"), first with each backend, then with parts of the failing
+backend switched off, then applying only the first N decompositions, until it names the culprit.
+Make `test_fn` a test the bisector can trust, run the bisection (run this file), and fill in
+`ANSWERS` from its result: `backend`, `subsystem`, `bisect_number`, and `operator`, the `op='...'`
+in its `debug_info`.
+
+The grader bisects the same block itself, and bisects once more with your `test_fn`: both must agree.
+"""
+
+import torch
+import torch.nn.functional as F
+from torch._inductor import decomposition as inductor_decompositions
+from torch._inductor.compiler_bisector import CompilerBisector
+
+
+@torch.library.custom_op("course::squash", mutates_args=())
+def squash(x: torch.Tensor, limit: float) -> torch.Tensor:
+    return limit * torch.tanh(x / limit)
+
+
+@squash.register_fake
+def _(x, limit):
+    return torch.empty_like(x)
+
+
+def _squash_decomposition(x, limit):
+    return limit * torch.tanh(x) / limit  # planted bug: not what squash computes
+
+
+inductor_decompositions.decompositions[torch.ops.course.squash.default] = _squash_decomposition
+inductor_decompositions.fast_random_decomps.cache_clear()  # Inductor copies its table on first use
+
+WEIGHT = torch.linspace(-1.0, 1.0, 64).reshape(8, 8)
+X = torch.linspace(-3.0, 3.0, 32).reshape(4, 8)
+
+
+def block(x):
+    h = F.gelu(x @ WEIGHT)
+    h = F.layer_norm(h, (8,))
+    h = squash(h * 3, 2.0)
+    return F.silu(h).mean(dim=-1)
+
+
+def test_fn():
+    """True when the compiled block gives what block gives eagerly."""
+    # BEGIN SOLUTION
+    torch._dynamo.reset()
+    # END SOLUTION
+    # BEGIN STARTER
+    # # TODO: the bisector changes the compiler between calls; does this compile afresh each time?
+    # END STARTER
+    expected = block(X)
+    return torch.allclose(torch.compile(block)(X), expected, atol=1e-5)
+
+
+# BEGIN SOLUTION
+ANSWERS = {"backend": "aot_eager_decomp_partition", "subsystem": "decomposition", "bisect_number": 6, "operator": "course.squash"}
+# END SOLUTION
+# BEGIN STARTER
+# # TODO: fill in from the BisectionResult.
+# ANSWERS = {"backend": None, "subsystem": None, "bisect_number": None, "operator": None}
+# END STARTER
+
+
+# BEGIN GRADER
+import re  # noqa: E402
+
+
+def summary(result):
+    """A BisectionResult as the four answers (None when the bisector found no failing backend)."""
+    if result is None:
+        return {"backend": None, "subsystem": None, "bisect_number": None, "operator": None}
+    found = re.search(r"op='([^']+)'", result.debug_info or "")
+    return {"backend": result.backend, "subsystem": result.subsystem, "bisect_number": result.bisect_number,
+            "operator": found[1] if found else None}
+
+
+def expected_bisection():
+    from autograder.probe import bisect
+
+    return summary(bisect(test_fn))
+
+
+def check_test_fn(ctx):
+    from autograder.probe import bisect
+
+    learner_fn = getattr(ctx.submission, "test_fn", None)
+    if not callable(learner_fn):
+        return False, "Define test_fn(): the grader bisects with it."
+    try:
+        got = summary(bisect(learner_fn))
+    except Exception as exc:  # noqa: BLE001 - the learner's test_fn may raise
+        return False, f"Bisecting with your test_fn raised {type(exc).__name__}: {exc}."
+    wanted = ctx.truth["bisection"]
+    if got == wanted:
+        return True, f"Bisecting with your test_fn finds {got}, as the grader's own bisection does."
+    return False, (f"Bisecting with your test_fn finds {got}; the grader's own bisection finds {wanted}. A test_fn "
+                   "that reuses compiled code answers for an earlier configuration, and the bisector goes astray.")
+
+
+def calls(gen):
+    return []
+# END GRADER
+
+
+if __name__ == "__main__":
+    print("eager:", block(X))
+    print("compiled (backend='aot_eager_decomp_partition'):", torch.compile(block, backend="aot_eager_decomp_partition")(X))
+    torch._dynamo.reset()
+    result = CompilerBisector.do_bisect(test_fn)
+    print(result)

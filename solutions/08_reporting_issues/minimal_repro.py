@@ -1,0 +1,217 @@
+# /// exercise
+# format_version = 1
+# title = "Cut a failing training script down to a minimal reproducer"
+# syllabus = ["8.3", "8.1"]
+# entry = "fn"
+# starter_fails = ["reproducer"]
+# timeout = 150
+# hints = [
+#   "First find the stage (8.1): run `fn(*make_inputs())` compiled with backend=\"eager\", \"aot_eager\", \"aot_eager_decomp_partition\". The first that raises goes into BACKEND, and it is the backend your reproducer is run with.",
+#   "Read the traceback under that backend: which of the program's own functions is on it? Everything the failure does not need (the config, the data pipeline, numpy, the training loop, the model, the optimizer, logging) can go.",
+#   "What must stay: the custom operator course::row_scale with its fake kernel, the decomposition that the 'vendor plugin' registers for it (the planted bug), and a function that calls the operator on inputs of the shapes it needs. `fn` and `make_inputs` are what the grader calls.",
+#   "About 20 lines: import torch and torch._inductor.decomposition; the custom_op and register_fake; the wrong decomposition put in decomposition.decompositions (then fast_random_decomps.cache_clear()); `def fn(x, gate): return row_scale(x, gate)`; `def make_inputs(): return torch.randn(6, 4), torch.randn(6)`.",
+# ]
+#
+# [[checks]]
+# kind = "reproducer"
+# backend = "aot_eager_decomp_partition"
+# passes = ["eager", "aot_eager"]
+# failure = "exception"
+# exception = "BackendCompilerFailed"
+# match = "Attempting to broadcast a dimension"
+# culprit = "course::row_scale"
+# constant = "BACKEND"
+# max_lines = 30
+# points = 5
+# ///
+"""Turn this failing training script into a minimal reproducer you could attach to a bug report.
+
+The script trains a small gated MLP. Under torch.compile it crashes, although it runs fine eagerly.
+The course planted the bug (a real compiler bug cannot be relied on to stay in torch): a "vendor
+plugin" registers, in Inductor's decomposition table, a decomposition of the custom operator
+`course::row_scale` that broadcasts the wrong way.
+
+Edit this file into a reproducer:
+
+- it defines `fn` and `make_inputs()`; the grader calls `fn(*make_inputs())` eagerly, then
+  compiled with each backend, in a fresh process;
+- `BACKEND` names the first backend that fails (find it by ablation, lesson section 8.1); under it
+  the reproducer must raise the same error as the script (BackendCompilerFailed, "Attempting to
+  broadcast a dimension ..."), raised by torch itself; under "eager" and "aot_eager" it must give
+  what eager gives;
+- it imports only torch and the standard library, and has at most 30 lines of code (blank lines,
+  comments and this docstring do not count).
+
+A reproducer that raises the error itself proves nothing about torch and fails the grade.
+"""
+
+# BEGIN SOLUTION
+import torch
+from torch._inductor import decomposition
+
+BACKEND = "aot_eager_decomp_partition"
+
+
+@torch.library.custom_op("course::row_scale", mutates_args=())
+def row_scale(x: torch.Tensor, gate: torch.Tensor) -> torch.Tensor:
+    return x * gate[:, None]
+
+
+@row_scale.register_fake
+def _(x, gate):
+    return torch.empty_like(x)
+
+
+def fast_row_scale(x, gate):
+    return x * gate  # the planted bug: broadcasts gate along the wrong dimension
+
+
+decomposition.decompositions[torch.ops.course.row_scale.default] = fast_row_scale
+decomposition.fast_random_decomps.cache_clear()
+
+
+def fn(x, gate):
+    return row_scale(x, gate)
+
+
+def make_inputs():
+    return torch.randn(6, 4), torch.randn(6)
+
+
+if __name__ == "__main__":
+    print("eager:", fn(*make_inputs()).shape)
+    torch.compile(fn, backend=BACKEND)(*make_inputs())  # raises BackendCompilerFailed
+# END SOLUTION
+# BEGIN STARTER
+# import json
+# import math
+# import time
+# from dataclasses import dataclass
+#
+# import numpy as np
+# import torch
+# import torch.nn.functional as F
+# from torch._inductor import decomposition as inductor_decompositions
+#
+# # TODO: cut this script down to a minimal reproducer (read the task at the top of the file).
+# BACKEND = "inductor"
+#
+#
+# @dataclass
+# class TrainConfig:
+#     features: int = 12
+#     hidden: int = 24
+#     classes: int = 3
+#     batch: int = 6
+#     steps: int = 4
+#     lr: float = 0.05
+#     seed: int = 0
+#     log_every: int = 2
+#
+#
+# @torch.library.custom_op("course::row_scale", mutates_args=())
+# def row_scale(x: torch.Tensor, gate: torch.Tensor) -> torch.Tensor:
+#     """Scale each row of x by its gate."""
+#     return x * gate[:, None]
+#
+#
+# @row_scale.register_fake
+# def _(x, gate):
+#     return torch.empty_like(x)
+#
+#
+# def _row_scale_setup(ctx, inputs, output):
+#     ctx.save_for_backward(*inputs)
+#
+#
+# def _row_scale_backward(ctx, grad):
+#     x, gate = ctx.saved_tensors
+#     return grad * gate[:, None], (grad * x).sum(dim=1)
+#
+#
+# row_scale.register_autograd(_row_scale_backward, setup_context=_row_scale_setup)
+#
+#
+# def install_fast_kernels():
+#     """A vendor plugin's 'faster' row_scale for Inductor."""
+#     def fast_row_scale(x, gate):
+#         return x * gate
+#
+#     inductor_decompositions.decompositions[torch.ops.course.row_scale.default] = fast_row_scale
+#     inductor_decompositions.fast_random_decomps.cache_clear()
+#
+#
+# install_fast_kernels()
+#
+#
+# class GatedMLP(torch.nn.Module):
+#     def __init__(self, cfg: TrainConfig):
+#         super().__init__()
+#         self.inp = torch.nn.Linear(cfg.features, cfg.hidden)
+#         self.gate = torch.nn.Linear(cfg.features, 1)
+#         self.norm = torch.nn.LayerNorm(cfg.hidden)
+#         self.out = torch.nn.Linear(cfg.hidden, cfg.classes)
+#
+#     def forward(self, x):
+#         h = F.gelu(self.inp(x))
+#         gate = torch.sigmoid(self.gate(x)).squeeze(-1)
+#         h = row_scale(self.norm(h), gate)
+#         return self.out(h)
+#
+#
+# def make_batches(cfg: TrainConfig):
+#     rng = np.random.default_rng(cfg.seed)
+#     batches = []
+#     for _ in range(cfg.steps):
+#         x = rng.standard_normal((cfg.batch, cfg.features)).astype(np.float32)
+#         y = (x[:, :cfg.classes].argmax(axis=1)).astype(np.int64)
+#         batches.append((torch.from_numpy(x), torch.from_numpy(y)))
+#     return batches
+#
+#
+# def accuracy(logits, y):
+#     predicted = logits.detach().numpy().argmax(axis=1)
+#     return float(np.mean(predicted == y.numpy()))
+#
+#
+# def fn(model, x, y):
+#     logits = model(x)
+#     return F.cross_entropy(logits, y), logits
+#
+#
+# def make_inputs():
+#     cfg = TrainConfig()
+#     torch.manual_seed(cfg.seed)
+#     x, y = make_batches(cfg)[0]
+#     return GatedMLP(cfg), x, y
+#
+#
+# def train(cfg: TrainConfig):
+#     torch.manual_seed(cfg.seed)
+#     model = GatedMLP(cfg)
+#     optimizer = torch.optim.SGD(model.parameters(), lr=cfg.lr)
+#     step_fn = torch.compile(fn, backend=BACKEND)
+#     history = []
+#     for step, (x, y) in enumerate(make_batches(cfg)):
+#         started = time.perf_counter()
+#         loss, logits = step_fn(model, x, y)
+#         optimizer.zero_grad()
+#         loss.backward()
+#         optimizer.step()
+#         record = {"step": step, "loss": round(loss.item(), 4), "accuracy": accuracy(logits, y),
+#                   "ms": round(1000 * (time.perf_counter() - started), 1), "lr": cfg.lr * math.cos(0.0)}
+#         history.append(record)
+#         if step % cfg.log_every == 0:
+#             print(json.dumps(record))
+#     return history
+#
+#
+# if __name__ == "__main__":
+#     train(TrainConfig())
+# END STARTER
+
+
+# BEGIN GRADER
+def calls(gen):
+    return []
+# END GRADER

@@ -1,0 +1,178 @@
+"""Chapters 5 (compile time) and 6 (guard overhead): the lessons' coverage, the new check kinds'
+probes, and the dodges graded as failed.
+
+Each cheat is made from the exercise's own starter or master text by string replacement, so a change
+to an exercise that makes a cheat meaningless fails here loudly (``swap`` asserts the text it
+replaces is there). Gradings use ``costly=False`` (no timing checks): the dodges here are caught by
+structure and correctness, which is the point. Each grading runs in its own child process.
+"""
+
+import json
+import re
+
+import pytest
+import torch
+
+from autograder.exercise import COSTLY_KINDS, discover
+from autograder.grader import grade
+from autograder.probe import guard_report, recording_filter
+from conftest import ROOT, run_cli
+
+CHAPTERS = {"05_compile_time": 5, "06_guard_overhead": 6}
+SECTIONS = {5: ["5.1", "5.2", "5.3", "5.4", "5.5"], 6: ["6.1", "6.2", "6.3", "6.4", "6.5", "6.6"]}
+SEED = 5
+
+
+def path_of(exercise_id, kind):
+    folder = "exercises" if kind == "starter" else "solutions"
+    return next((ROOT / folder).glob(f"0[56]_*/{exercise_id}.py"))
+
+
+def starter(exercise_id):
+    return path_of(exercise_id, "starter").read_text()
+
+
+def solution(exercise_id):
+    return path_of(exercise_id, "solution").read_text()
+
+
+def swap(text, old, new, count=1):
+    assert text.count(old) >= 1, f"the exercise no longer contains {old!r}: update this cheat"
+    return text.replace(old, new, count)
+
+
+def status(result):
+    return {c.name: c.status for c in result.checks}
+
+
+def message(result, name):
+    return next(c.message for c in result.checks if c.name == name)
+
+
+def graded(submission, exercise_id, text):
+    return grade(exercise_id, submission(text), seed=SEED, costly=False)
+
+
+# -- the chapters as a whole ---------------------------------------------------------------------
+
+def test_list_json_maps_the_exercises_to_chapters_5_and_6_covering_every_exercise_id():
+    code, out, _ = run_cli("list", "--json")
+    assert code == 0
+    listed = [e for e in json.loads(out) if e["chapter_slug"] in CHAPTERS]
+    assert len(listed) >= 10
+    assert all(e["chapter"] == CHAPTERS[e["chapter_slug"]] for e in listed)
+    covered = {sid for e in listed for sid in e["syllabus"]}
+    assert {"5.1", "5.2", "5.3", "5.4", "5.5", "6.1", "6.2", "6.3", "6.4"} <= covered
+
+
+@pytest.mark.parametrize("chapter", sorted(CHAPTERS))
+def test_lesson_has_each_section_once_and_links_runs_and_checks_every_exercise(chapter):
+    text = (ROOT / "lessons" / f"{chapter}.py").read_text()
+    found = re.findall(r"^# #{2,6} (\d+(?:\.\d+)+) ", text, re.M)
+    assert sorted(found) == SECTIONS[CHAPTERS[chapter]], found
+    assert "data:image" not in text and "savefig" not in text  # plots are drawn live, never stored
+    assert text.count("assert ") >= 8  # the numbers the prose states are computed and asserted
+    for exercise in [e for e in discover() if e.chapter == chapter]:
+        assert f"(../exercises/{chapter}/{exercise.id}.py)" in text, exercise.id
+        assert f"!{{sys.executable}} ../exercises/{chapter}/{exercise.id}.py" in text, exercise.id
+        assert f'check("{exercise.id}")' in text, exercise.id
+
+
+@pytest.mark.parametrize("exercise", [e for e in discover() if e.chapter in CHAPTERS], ids=lambda e: e.id)
+def test_starter_has_a_todo_and_a_demo_that_needs_no_grader_code(exercise):
+    text = exercise.starter.read_text()
+    assert "# TODO:" in text and 'if __name__ == "__main__":' in text
+    assert not re.search(r"(?<![a-z_])calls\(", text.split('if __name__ == "__main__":')[1])  # no grader code in the demo
+    assert all(sid.split(".")[0] == str(exercise.chapter_number) for sid in exercise.syllabus)
+
+
+def test_timing_kinds_are_costly():
+    assert {"compile_time", "guard_time"} <= set(COSTLY_KINDS)
+
+
+# -- the probes behind the guards checks ---------------------------------------------------------
+
+class _Tower(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = torch.nn.ModuleList([torch.nn.Linear(4, 4) for _ in range(2)])
+        self.scale = 2.0
+
+    def forward(self, x):
+        for layer in self.layers:
+            x = layer(x)
+        return x * self.scale
+
+
+def test_recording_filter_counts_offered_and_kept_guards():
+    record, seen = recording_filter(lambda entries: [i % 2 == 0 for i in range(len(entries))])
+    assert record([object()] * 5) == [True, False, True, False, True]
+    assert seen == [(5, 3)]
+
+
+def test_guard_report_counts_kept_guards_and_inputs_and_sees_no_graph_when_disabled():
+    x = torch.randn(2, 4)
+    full = guard_report(_Tower(), [(x,)], {})
+    filtered = guard_report(_Tower(), [(x,)], {"guard_filter_fn": torch.compiler.skip_all_guards_unsafe})
+    assert full["kept"] == full["offered"] > 0 and full["inputs"] == [5] and full["graphs"] == 1
+    assert filtered["kept"] == 0 and filtered["offered"] == full["offered"]
+    helper = torch.compiler.disable(lambda t: t * 2)
+    disabled = guard_report(lambda t: helper(t), [(x,)], {})
+    assert disabled["graphs"] == 0  # guards of an empty frame, no graph: what check_guards refuses
+
+
+# -- chapter 5: dodges of the compile-time checks -------------------------------------------------
+
+def test_lowering_the_recompile_limit_is_no_fix_for_a_float_knob(submission):
+    cheat = swap(starter("recompile_float_knob"), "import torch\n",
+                 "import torch\nimport torch._dynamo\n\ntorch._dynamo.config.recompile_limit = 1\n")
+    result = graded(submission, "recompile_float_knob", cheat)
+    assert not result.passed
+    assert "recompile_limit" in " ".join(result.extra.get("violations", [])) or status(result)["recompiles"] == "failed"
+
+
+def test_running_the_blocks_around_the_compiled_part_is_no_regional_compilation(submission):
+    cheat = swap(solution("regional_blocks"), "        x = part(block, x)\n", "        x = x + block(x)\n")
+    result = graded(submission, "regional_blocks", cheat)
+    assert not result.passed and status(result)["compiled_calls"] == "failed" and status(result)["compile_time"] == "skipped"
+
+
+def test_disabling_the_layer_breaks_the_single_graph_nested_region_needs(submission):
+    cheat = swap(starter("nested_region"), "\ndef layer(x, w1, w2):", "\n@torch.compiler.disable\ndef layer(x, w1, w2):")
+    result = graded(submission, "nested_region", cheat)
+    assert not result.passed and status(result)["subgraphs"] == "failed"
+
+
+# -- chapter 6: unsafe shortcuts must show up as wrong answers or failed structure ----------------
+
+def test_skip_all_guards_goes_stale_when_the_schedule_changes_scale(submission):
+    cheat = swap(starter("filter_keeps_attr"), "torch.compiler.skip_guard_on_all_nn_modules_unsafe",
+                 "torch.compiler.skip_all_guards_unsafe")
+    result = graded(submission, "filter_keeps_attr", cheat)
+    assert not result.passed and status(result)["correct"] == "failed"
+
+
+def test_the_flag_does_not_excuse_an_unsafe_filter_in_dict_tags_first(submission):
+    cheat = swap(solution("dict_tags_first"), 'COMPILE_OPTIONS = {"guard_filter_fn": None}',
+                 'COMPILE_OPTIONS = {"guard_filter_fn": torch.compiler.skip_guard_on_all_nn_modules_unsafe}')
+    result = graded(submission, "dict_tags_first", cheat)
+    assert not result.passed and status(result)["correct"] == "failed" and status(result)["guards"] == "failed"
+
+
+def test_a_disabled_forward_has_no_guards_to_filter(submission):
+    cheat = swap(starter("filter_nn_guards"), "\n    def forward(self, x):", "\n    @torch.compiler.disable\n    def forward(self, x):")
+    result = graded(submission, "filter_nn_guards", cheat)
+    assert not result.passed and "No graph was compiled" in message(result, "guards")
+
+
+def test_a_guard_filter_where_none_is_allowed_is_ignored(submission):
+    cheat = starter("free_tensors") + "\nCOMPILE_OPTIONS = {\"guard_filter_fn\": torch.compiler.skip_all_guards_unsafe}\n"
+    result = graded(submission, "free_tensors", cheat)
+    kept, offered = re.search(r"(\d+) of (\d+) guards kept", message(result, "guards")).groups()
+    assert not result.passed and kept == offered
+
+
+def test_entering_the_stance_before_warm_up_fails(submission):
+    cheat = swap(solution("skip_eval_serving"), 'if phase == "serve":', "if True:")
+    result = graded(submission, "skip_eval_serving", cheat)
+    assert not result.passed and "failed" in (status(result)["stance_calls"], status(result)["correct"])
