@@ -267,18 +267,32 @@ def register(kind: str):
     return add
 
 
+def _run_one(spec, ctx: Context) -> CheckResult:
+    try:
+        return RUNNERS[spec.kind](spec, ctx)
+    except Exception as exc:  # a check must never take the whole grade down
+        return CheckResult.outcome(spec, False, f"This check could not run: {type(exc).__name__}: {exc}")
+
+
 def run_checks(ctx: Context, costly: bool = True) -> list[CheckResult]:
-    """Run every check; with ``costly=False`` the kinds in exercise.COSTLY_KINDS (timings, cold
-    compiles) are reported as skipped, for runs that only need the structure (cheat corpora)."""
+    """Run every check, reported in the order the exercise declares them.
+
+    Structural checks run first. Timing checks (exercise.COSTLY_KINDS) run only when ``costly`` and
+    every structural check passed: a grade that already fails gains nothing from seconds of timing.
+    Otherwise they are reported as skipped, with the reason.
+    """
+    cheap = {spec.name: _run_one(spec, ctx) for spec in ctx.exercise.checks if spec.kind not in COSTLY_KINDS}
+    structure_ok = all(result.status != "failed" for result in cheap.values())
     results = []
     for spec in ctx.exercise.checks:
-        if not costly and spec.kind in COSTLY_KINDS:
+        if spec.name in cheap:
+            results.append(cheap[spec.name])
+        elif not costly:
             results.append(CheckResult.skipped(spec, "Not measured in this run: it grades structure only."))
-            continue
-        try:
-            results.append(RUNNERS[spec.kind](spec, ctx))
-        except Exception as exc:  # a check must never take the whole grade down
-            results.append(CheckResult.outcome(spec, False, f"This check could not run: {type(exc).__name__}: {exc}"))
+        elif not structure_ok:
+            results.append(CheckResult.skipped(spec, "Not timed: the other checks fail, so timing cannot change the grade. Fix those first."))
+        else:
+            results.append(_run_one(spec, ctx))
     return results
 
 

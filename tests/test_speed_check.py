@@ -11,7 +11,7 @@ MASTER = '''# /// exercise
 # title = "Fuse a pointwise chain"
 # syllabus = ["5.1"]
 # entry = "chain"
-# starter_fails = ["fast"]
+# starter_fails = ["correct"]
 # hints = ["where", "how"]
 #
 # [[checks]]
@@ -37,7 +37,7 @@ def chain(x):
     return ((x.sin() + 1) * x.cos()).relu().sqrt()
     # END SOLUTION
     # BEGIN STARTER
-    # return ((x.sin() + 1) * x.cos()).relu().sqrt()  # TODO: nothing to fix in this fixture
+    # return ((x.sin() + 1) * x.cos()).relu()  # TODO: the square root is missing
     # END STARTER
 
 
