@@ -564,6 +564,8 @@ class Tally:
     # is reported once per level), and the user functions whose frames Dynamo skipped (ran eagerly).
     break_types: list = field(default_factory=list)
     skipped: list = field(default_factory=list)
+    # The ops of each graph, by name, in compile order (for pictures: autograder.pictures.graph_diagram).
+    graph_ops: list = field(default_factory=list)
 
     def __str__(self) -> str:
         return (f"{self.graphs} graph(s), {self.graph_breaks} graph break(s), {self.recompiles} recompile(s), "
@@ -602,6 +604,7 @@ def tally_run(fn, driver, **compile_options) -> Tally:
         ops_per_graph=tally.op_counts(),
         break_types=[event["type"] for event in events if event["user"]],
         skipped=[site["function"] for site in skipped if site["user"]],
+        graph_ops=[[str(n.target) for n in gm.graph.nodes if n.op.startswith("call_")] for gm in tally.graphs],
     )
 
 

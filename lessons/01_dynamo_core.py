@@ -205,6 +205,16 @@ assert t.ops_per_graph == [2, 2]  # (sin, mul) before the print, (cos, add) afte
 assert t.break_reasons == ["Failed to trace builtin operator"]
 
 # %% [markdown]
+# The same measurement as a picture: one box per graph with its ops, and under the arrow the
+# reason the first graph ended.
+
+# %%
+from autograder.pictures import graph_diagram
+
+figure = graph_diagram(t, title="report(x): the print splits one function into two graphs")
+assert len(t.graph_ops) == 2 and len(figure.axes[0].patches) == 2
+
+# %% [markdown]
 # Dynamo's own counters name the resume function that holds the second graph: it is called after
 # the function and the line where tracing resumed.
 
