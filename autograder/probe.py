@@ -1119,7 +1119,7 @@ def run_reproducer(path: str, *, entry: str = "fn", inputs: str = "make_inputs",
     launcher = f"import sys; sys.path.insert(0, {root!r}); from autograder.probe import _reproducer_child; _reproducer_child()"
     with tempfile.TemporaryDirectory(prefix="repro-") as workdir:
         try:
-            proc = subprocess.run([sys.executable, "-I", "-c", launcher], input=json.dumps(job) + "\n", capture_output=True,
+            proc = subprocess.run([sys.executable, "-I", "-B", "-c", launcher], input=json.dumps(job) + "\n", capture_output=True,
                                   text=True, timeout=timeout, cwd=workdir, env={**os.environ, "TORCHINDUCTOR_CACHE_DIR": workdir})
         except subprocess.TimeoutExpired:
             return {"error": f"the reproducer did not finish within {timeout:.0f} s"}

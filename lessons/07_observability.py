@@ -51,6 +51,7 @@ from autograder.probe import compilations, read_trace
 print(torch.__version__)
 BUILD = Path("build").resolve()  # scratch space for this lesson (git ignores build/)
 BUILD.mkdir(exist_ok=True)
+TLPARSE = shutil.which("tlparse") or str(Path(sys.executable).with_name("tlparse"))  # installed with the course
 
 
 def run_python(script: Path, **env) -> subprocess.CompletedProcess:
@@ -329,8 +330,7 @@ trace_dir, report_dir = BUILD / "trace", BUILD / "tl_out"
 shutil.rmtree(trace_dir, ignore_errors=True)
 traced = run_python(TRACED, TORCH_TRACE=str(trace_dir))
 (log_file,) = trace_dir.glob("dedicated_log_torch_trace_*.log")
-tlparse = shutil.which("tlparse") or str(Path(sys.executable).with_name("tlparse"))
-rendered = subprocess.run([tlparse, str(log_file), "-o", str(report_dir), "--overwrite", "--no-browser"],
+rendered = subprocess.run([TLPARSE, str(log_file), "-o", str(report_dir), "--overwrite", "--no-browser"],
                           capture_output=True, text=True, timeout=300)
 print(rendered.stdout.strip() or rendered.stderr.strip())
 compile_ids = list(json.loads((report_dir / "compile_directory.json").read_text()))
@@ -407,10 +407,12 @@ assert logged_guards and sorted(logged_guards) == sorted(traced_guards)
 #
 # Record the trace of someone else's program, render it with tlparse, and read the report: how
 # many frames and compiles, which frame compiled most often, which compile took longest. Edit
-# [exercises/07_observability/trace_report.py](../exercises/07_observability/trace_report.py):
+# [exercises/07_observability/trace_report.py](../exercises/07_observability/trace_report.py).
+# The first cell below records the trace and renders it into `lessons/build/tl_report/index.html`
+# (open it in a browser tab, or show it here as above); the second runs the file plainly:
 
 # %%
-# !rm -rf build/trace_report && TORCH_TRACE=build/trace_report {sys.executable} ../exercises/07_observability/trace_report.py > /dev/null && tlparse build/trace_report/dedicated_log_torch_trace_*.log -o build/tl_report --overwrite --no-browser
+# !rm -rf build/trace_report && TORCH_TRACE=build/trace_report {sys.executable} ../exercises/07_observability/trace_report.py > /dev/null && {TLPARSE} build/trace_report/dedicated_log_torch_trace_*.log -o build/tl_report --overwrite --no-browser
 
 # %%
 # !{sys.executable} ../exercises/07_observability/trace_report.py 2>&1 | tail -n 4

@@ -72,7 +72,7 @@ def test_lesson_has_each_section_once_and_links_runs_and_checks_every_exercise(c
 
 def test_lesson_7_runs_tlparse_for_real_and_shows_the_report_in_jupyterlab():
     text = (ROOT / "lessons" / "07_observability.py").read_text()
-    assert "TORCH_TRACE" in text and "subprocess.run([tlparse" in text
+    assert "TORCH_TRACE" in text and "subprocess.run([TLPARSE" in text
     assert "display(HTML(" in text and "index.html" in text
     assert "set_logs" in text and all(a in text for a in ("graph_breaks", "recompiles", "guards", "graph_code", "output_code"))
 
@@ -313,7 +313,8 @@ FAKES = {
         _repro(**{"def fn(x, gate):\n    return row_scale(x, gate)\n": "def fn(x, gate):\n    return x * gate\n"}),
         "already fails without torch.compile"),
     "the_same_failure_from_another_operator": (
-        _repro(**{'"course::row_scale"': '"course::col_scale"', "torch.ops.course.row_scale": "torch.ops.course.col_scale"}),
+        _repro(**{'custom_op("course::row_scale"': 'custom_op("course::col_scale"',
+                  "torch.ops.course.row_scale": "torch.ops.course.col_scale"}),
         "does not register a decomposition for course::row_scale"),
     "names_inductor": (_repro(**{'BACKEND = "aot_eager_decomp_partition"': 'BACKEND = "inductor"'}), "BACKEND is 'inductor'"),
     "imports_numpy": (_repro(**{"import torch\n": "import numpy\nimport torch\n"}), "imports numpy"),
