@@ -34,7 +34,9 @@
 # # graph_breaks (max, allowed), recompiles (max), compiled_calls, correct (rtol/atol),
 # # answers (constant, truth), speed (min_ratio, against, backend, needs), custom (function),
 # # escape_hatch (via, ops), output (stream, expect), no_dodge (forbid), opcheck (op, samples),
-# # nonstrict (helper, hook, observe, ops, mode), ops (max, min_largest).
+# # nonstrict (helper, hook, observe, ops, mode), ops (max, min_largest), breaks_allowed,
+# # skipped_frames, probe_variant, guards, subgraphs, stance_calls, compile_time, guard_time,
+# # reproducer.
 # # CONTRIBUTING.md has the full table.
 # [[checks]]
 # kind = "compiles"
