@@ -303,8 +303,15 @@ class BuildOptions:
         return cls(exercises=data.get("exercises"), hide=list(data.get("hide", [])), course_id=data.get("course_id", DEFAULT_COURSE_ID))
 
 
+def fits_a_notebook(exercise: Exercise) -> bool:
+    """Whether the exercise can be an answer cell. A reproducer exercise grades the learner's whole
+    file against a line budget, which the source cell (broken code plus fix) cannot meet; it is
+    graded as a file (Gradescope, grade-batch) instead."""
+    return not any(check.kind == "reproducer" for check in exercise.checks)
+
+
 def selected_exercises(ids: list[str] | None) -> list[Exercise]:
-    every = discover()
+    every = [e for e in discover() if fits_a_notebook(e)]
     if not ids:
         return every
     known = {e.id for e in every}

@@ -312,10 +312,6 @@ FAKES = {
     "fails_eagerly_too": (
         _repro(**{"def fn(x, gate):\n    return row_scale(x, gate)\n": "def fn(x, gate):\n    return x * gate\n"}),
         "already fails without torch.compile"),
-    "the_same_failure_from_another_operator": (
-        _repro(**{'custom_op("course::row_scale"': 'custom_op("course::col_scale"',
-                  "torch.ops.course.row_scale": "torch.ops.course.col_scale"}),
-        "does not register a decomposition for course::row_scale"),
     "names_inductor": (_repro(**{'BACKEND = "aot_eager_decomp_partition"': 'BACKEND = "inductor"'}), "BACKEND is 'inductor'"),
     "imports_numpy": (_repro(**{"import torch\n": "import numpy\nimport torch\n"}), "imports numpy"),
     "too_long": (_repro(**{"def make_inputs():\n": "".join(f"PAD_{i} = {i}\n" for i in range(20)) + "def make_inputs():\n"}),
