@@ -24,7 +24,7 @@
 #
 # [[checks]]
 # kind = "compile_time"
-# min_ratio = 2.0
+# min_ratio = 1.3
 # repeats = 2
 # points = 2
 # ///
