@@ -12,34 +12,10 @@ import pytest
 from autograder.exercise import ExerciseFormatError, discover, parse_master
 from autograder.grader import grade
 from conftest import ROOT, run_cli
+from exercise_text import message, solution, starter, status, swap, violations  # noqa: F401
 
 CHAPTER = "02_graph_breaks"
 SEED = 5
-
-
-def starter(exercise_id):
-    return (ROOT / "exercises" / CHAPTER / f"{exercise_id}.py").read_text()
-
-
-def solution(exercise_id):
-    return (ROOT / "solutions" / CHAPTER / f"{exercise_id}.py").read_text()
-
-
-def swap(text, old, new, count=1):
-    assert text.count(old) >= 1, f"the exercise no longer contains {old!r}: update this cheat"
-    return text.replace(old, new, count)
-
-
-def status(result):
-    return {c.name: c.status for c in result.checks}
-
-
-def message(result, name):
-    return next(c.message for c in result.checks if c.name == name)
-
-
-def violations(result):
-    return " ".join(result.extra.get("violations", []))
 
 
 def graded(submission, exercise_id, text):

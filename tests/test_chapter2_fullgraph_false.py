@@ -25,6 +25,7 @@ from autograder.explain import COURSE_MAP, explain
 from autograder.grader import grade
 from autograder.probe import Measurement, measure
 from conftest import ROOT, run_cli
+from exercise_text import message, solution, starter, status, swap, violations  # noqa: F401
 
 CHAPTER = "02_graph_breaks"
 SEED = 5
@@ -32,31 +33,6 @@ IDS = ["compile_step_not_loop", "compile_in_place", "disable_preprocess", "stric
        "predict_strictness", "flatten_nested", "predict_nested", "skip_loop_print", "skip_with_block", "skip_try_block",
        "skip_recompile_limit", "predict_skips", "isolate_skip"]
 EX_IDS = {"2.5.1", "2.5.2", "2.5.3", "2.5.4", "2.5.5.1", "2.5.5.2", "2.5.5.3", "2.5.5.4", "2.5.5.6"}
-
-
-def starter(exercise_id):
-    return (ROOT / "exercises" / CHAPTER / f"{exercise_id}.py").read_text()
-
-
-def solution(exercise_id):
-    return (ROOT / "solutions" / CHAPTER / f"{exercise_id}.py").read_text()
-
-
-def swap(text, old, new, count=1):
-    assert text.count(old) >= 1, f"the exercise no longer contains {old!r}: update this cheat"
-    return text.replace(old, new, count)
-
-
-def status(result):
-    return {c.name: c.status for c in result.checks}
-
-
-def message(result, name):
-    return next(c.message for c in result.checks if c.name == name)
-
-
-def violations(result):
-    return " ".join(result.extra.get("violations", []))
 
 
 def graded(submission, exercise_id, text):
