@@ -4,6 +4,13 @@ Order matters. Everything the verdict depends on (torch's entry points, the coun
 the reference outputs, the truths for prediction questions) is taken or computed *before* the
 submission's code runs, and the entry points are compared again afterwards. The result goes back
 through a pipe the parent opened, never through stdout, which belongs to the submission.
+
+Started by root, the child then becomes nobody (``runner.drop_privileges``) before it reads the
+submission. Whatever the grader needs from disk later is read before that: the master's text (the
+starting file is generated from it), a copy of the submission nobody can read but not change, the
+standard-library modules a fix or torch's compilers import lazily (the interpreter's own files may
+be unreadable to nobody), and the reproducer interpreters of ``reproducer`` checks (see
+``_prestart_reproducers``).
 """
 
 from __future__ import annotations
@@ -38,27 +45,167 @@ def _submission_frames(tb, path: str) -> str:
     return "; ".join(f"line {f.lineno}: {(f.line or '').strip()}" for f in frames[-2:])
 
 
+# Imported before the drop: a fix may use any of these, and torch imports some of them lazily while
+# compiling (eager: importlib.readers, xml.etree via networkx; aot_eager: concurrent.futures.process,
+# multiprocessing.queues; inductor: configparser, getopt, email.*). torch's own modules live in the
+# (readable) site-packages and import fine afterwards.
+SANDBOX_MODULES = """abc argparse array ast base64 binascii bisect bz2 calendar cmath codecs collections collections.abc
+colorsys concurrent.futures concurrent.futures.process configparser contextlib contextvars copy copyreg csv dataclasses datetime
+decimal difflib dis email email._header_value_parser email.headerregistry encodings.idna encodings.unicode_escape enum errno
+fnmatch fractions functools getopt glob gzip hashlib heapq hmac html html.entities importlib importlib.abc importlib.machinery
+importlib.metadata importlib.readers importlib.resources importlib.resources._itertools importlib.resources.readers
+importlib.util inspect io ipaddress itertools json keyword linecache locale logging logging.handlers lzma math
+multiprocessing multiprocessing.pool multiprocessing.queues numbers opcode operator os pathlib pickle pkgutil platform pprint
+queue random re reprlib secrets selectors shlex shutil signal socket statistics string struct subprocess sys sysconfig
+tempfile textwrap threading time timeit token tokenize traceback types typing typing_extensions unittest unittest.mock
+uuid warnings weakref xml.etree.ElementTree zipfile zlib""".split()
+
+
+class _Unavailable:
+    """Last on ``sys.meta_path`` after the drop: a standard-library module nobody cannot read gives
+    an error that says so, not just "No module named ..."."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        top = name.partition(".")[0]
+        if top in sys.stdlib_module_names:
+            raise ModuleNotFoundError(f"No module named {name!r}: this module is not available in the grading sandbox "
+                                      "(the grader runs your code as an unprivileged user, who cannot read it). "
+                                      "Use one of the modules the exercise needs (torch, math, functools, ...)", name=name)
+        return None
+
+
+def preload(names=SANDBOX_MODULES) -> None:
+    import importlib
+
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+
+
+def _stdlib_unreadable() -> bool:
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    return not all(os.access(paths[key], os.R_OK | os.X_OK) for key in ("stdlib", "platstdlib") if key in paths)
+
+
+def sandbox(job: dict, workdir: str) -> tuple[bool, str]:
+    """Become nobody if root (and not switched off); after it, unreadable stdlib modules say why."""
+    from autograder.runner import drop_privileges
+
+    wanted = job.get("drop_privileges", True)
+    if wanted and hasattr(os, "geteuid") and os.geteuid() == 0:
+        preload()
+    dropped, how = drop_privileges(workdir, wanted=wanted)
+    if dropped and _stdlib_unreadable():
+        sys.meta_path.append(_Unavailable)
+    return dropped, how
+
+
 def main() -> None:
     job = json.loads(sys.stdin.readline())
+    from autograder.runner import contain
+
+    applied = contain(float(job.get("limit", 60)))  # before anything else runs here
     channel = os.dup(job["result_fd"])  # keep our own copy; the submission is told nothing
     os.close(job["result_fd"])
-    run_job(job, channel)
+    run_job(job, channel, applied)
 
 
-def run_job(job: dict, channel: int) -> None:
-    """Grade ``job``, write the payload to ``channel`` and end this process (never returns)."""
+def run_job(job: dict, channel: int, applied: list | None = None) -> None:
+    """Grade ``job``, write the payload to ``channel`` and end this process (never returns).
+    ``applied``: the limits ``runner.contain`` set on this process, recorded in the payload."""
     started = time.perf_counter()
     payload = {"ok": False, "stage": "startup", "message": ""}
+    job = {**job, "sandbox": list(applied or [])}
     try:
         payload = grade_in_child(job)
     except BaseException as exc:  # noqa: BLE001 - whatever happens, the parent gets a result
         payload = {"ok": False, "stage": "internal", "message": f"The grader itself failed: {type(exc).__name__}: {exc}",
                    "traceback": traceback.format_exc()[-4000:]}
     payload["duration_s"] = time.perf_counter() - started
+    payload["sandbox"] = job["sandbox"]
     sys.stdout.flush()
     sys.stderr.flush()
     _write(channel, payload)
     os._exit(0)  # skip interpreter teardown: nothing the submission registered (atexit) runs after the verdict
+
+
+def _cache_lines(path: str, text: str) -> None:
+    """Put a file's text in linecache, so tracebacks and ``inspect`` need not open it again."""
+    import linecache
+
+    lines = text.splitlines(keepends=True)
+    linecache.cache[path] = (len(text), None, lines, path)  # mtime None: checkcache leaves it alone
+
+
+def _readonly_copy(workdir: str, name: str, data: bytes) -> str:
+    """``workdir/.submission/name``: root owns the folder (0755) and the file (0644), so nobody,
+    who owns ``workdir``, can read the copy but neither change nor move it."""
+    folder = os.path.join(workdir, ".submission")
+    os.mkdir(folder, 0o755)
+    os.chmod(folder, 0o755)
+    target = os.path.join(folder, name)
+    with open(target, "wb") as handle:
+        handle.write(data)
+    os.chmod(target, 0o644)
+    return target
+
+
+def _unavailable(exc: BaseException) -> str | None:
+    """The module an import failed on because nobody cannot read it, or None."""
+    seen = exc
+    while seen is not None:
+        if isinstance(seen, ModuleNotFoundError) and "grading sandbox" in str(seen):
+            return f"`{seen.name}`"
+        if isinstance(seen, PermissionError) and any(  # the import system itself could not read a module's file
+                frame.filename.startswith("<frozen importlib") for frame in traceback.extract_tb(seen.__traceback__)):
+            return f"a module from `{getattr(seen, 'filename', None) or 'a file'}`"
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _prestart_reproducers(job: dict, exercise) -> None:
+    """Start, while still root, the fresh interpreters the ``reproducer`` checks run the file in.
+
+    ``probe.run_reproducer`` execs ``sys.executable``; after the drop nobody may not be able to
+    (here the interpreter lives under /root, mode 0700), so each interpreter is started now, imports
+    torch, reads its job and only then becomes nobody itself, before it imports the reproducer.
+    Starting them here, inside the grading child, rather than in the grader, keeps them in the
+    grading's process group (killed with it) and under its limits and network namespace.
+    """
+    import subprocess
+    import tempfile
+
+    from autograder import probe
+
+    launcher = (f"import sys; sys.path.insert(0, {job['root']!r}); "
+                "from autograder._child import reproducer_main; reproducer_main()")
+    for spec in exercise.checks:
+        if spec.kind != "reproducer":
+            continue
+        workdir = tempfile.mkdtemp(prefix="repro-", dir=os.getcwd())
+        env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": workdir}
+        process = subprocess.Popen([sys.executable, "-I", "-B", "-c", launcher], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, cwd=workdir, env=env)
+        probe.PRESTARTED_REPRODUCERS.append(process)
+
+
+def reproducer_main() -> None:
+    """A prestarted reproducer interpreter: import torch, wait for the job, become nobody, run it."""
+    import io
+
+    import torch  # noqa: F401
+
+    from autograder import probe
+
+    line = sys.stdin.readline()
+    dropped, _ = sandbox({}, os.getcwd())
+    sys.stdin = io.StringIO(line)
+    probe._reproducer_child()
 
 
 def config_addition_problems(probe, exercise, before: dict, key: str) -> list[str]:
@@ -89,6 +236,7 @@ def grade_in_child(job: dict) -> dict:
     from autograder.exercise import parse_master, starter_source
     from autograder.integrity import Watch
 
+    master_text = open(job["master"], encoding="utf-8").read()  # read once, as the grader, before any drop
     exercise = parse_master(__import__("pathlib").Path(job["master"]))
     watch = Watch.capture(torch, probe, checks, timing)
     base = {"torch": torch.__version__, "device": timing.device_name(), "seed": job["seed"]}
@@ -115,14 +263,28 @@ def grade_in_child(job: dict) -> dict:
     truth = {spec.name: getattr(master, spec.params.get("truth", "expected_answers"))()
              for spec in exercise.checks if spec.kind == "answers"}
     prepared = checks_tracing.prepare_references(exercise, master, calls)  # eager runs of the grader's pipelines (nonstrict)
+    prepared["_master_text"] = master_text  # checks_cost builds the starting file from it
     probe.forget_custom_ops(master)  # the submission may register the same operator names
     probe.config_restore(config_pristine, keep=set())  # nor may the master's own configuration help it
     probe.clean_state()
     config_before = probe.config_snapshot()
 
-    # The submission.
+    # Everything read from disk from here on must be readable by nobody: read it now, then drop.
+    _cache_lines(job["master"], master_text)  # tracebacks and inspect of the master, if the solutions are root-only
     path = job["submission"]
-    source = open(path, "rb").read().decode("utf-8")
+    raw = open(path, "rb").read()
+    workdir = os.getcwd()
+    dropping = job.get("drop_privileges", True) and hasattr(os, "geteuid") and os.geteuid() == 0
+    if dropping:  # a copy nobody can read but not change (the original may sit in a folder only root can enter)
+        path = _readonly_copy(workdir, os.path.basename(path), raw)
+        if any(spec.kind == "reproducer" for spec in exercise.checks):
+            _prestart_reproducers(job, exercise)
+    dropped, how = sandbox(job, workdir)
+    job["sandbox"].append(how)
+
+    # The submission.
+    source = raw.decode("utf-8")
+    _cache_lines(path, source)
     try:
         compile(source, path, "exec")
     except SyntaxError as exc:
@@ -135,6 +297,12 @@ def grade_in_child(job: dict) -> dict:
         return {**base, "ok": False, "stage": "import", "message": "Your file called sys.exit() while it was imported. Keep the demo under `if __name__ == \"__main__\":`."}
     except BaseException as exc:  # noqa: BLE001
         where = _submission_frames(exc.__traceback__, path)
+        unavailable = _unavailable(exc) if dropped else None
+        if unavailable:
+            return {**base, "ok": False, "stage": "import",
+                    "message": f"Your file imports {unavailable}, which is not available in the grading sandbox: the grader "
+                               f"runs your code as an unprivileged user that cannot read it ({type(exc).__name__}: {exc}; "
+                               f"{where or 'outside your file'}). Use only torch and the modules the exercise needs."}
         return {**base, "ok": False, "stage": "import",
                 "message": f"Your file raised {type(exc).__name__}: {exc} while it was imported ({where or 'outside your file'}). "
                            "Fix that error; code that should only run when you run the file belongs under `if __name__ == \"__main__\":`."}
@@ -190,7 +358,7 @@ def grade_in_child(job: dict) -> dict:
         violations.append(f"the compiler stance was changed to {probe.stance()!r} while your code ran")
 
     def starter_entry():
-        text = starter_source(open(job["master"], encoding="utf-8").read(), exercise.id, exercise.title)
+        text = starter_source(master_text, exercise.id, exercise.title)
         module = type(sys)("autograder_starter")
         exec(compile(text, "<starter>", "exec"), module.__dict__)
         made = getattr(module, exercise.entry)

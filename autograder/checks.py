@@ -279,7 +279,8 @@ def run_checks(ctx: Context, costly: bool = True) -> list[CheckResult]:
 
     Structural checks run first. Timing checks (exercise.COSTLY_KINDS) run only when ``costly`` and
     every structural check passed: a grade that already fails gains nothing from seconds of timing.
-    Otherwise they are reported as skipped, with the reason.
+    Otherwise they are reported as skipped, with the reason. ``costly="always"`` times them even
+    when the structure fails, so a benchmark can show what a starter's timing would have measured.
     """
     cheap = {spec.name: _run_one(spec, ctx) for spec in ctx.exercise.checks if spec.kind not in COSTLY_KINDS}
     structure_ok = all(result.status != "failed" for result in cheap.values())
@@ -289,7 +290,7 @@ def run_checks(ctx: Context, costly: bool = True) -> list[CheckResult]:
             results.append(cheap[spec.name])
         elif not costly:
             results.append(CheckResult.skipped(spec, "Not measured in this run: it grades structure only."))
-        elif not structure_ok:
+        elif not structure_ok and costly != "always":  # "always": benchmarks time starters too
             results.append(CheckResult.skipped(spec, "Not timed: the other checks fail, so timing cannot change the grade. Fix those first."))
         else:
             results.append(_run_one(spec, ctx))

@@ -38,7 +38,8 @@ from .result import CheckResult
 
 
 def _starter_module(ctx: Context):
-    text = starter_source(ctx.exercise.master.read_text(encoding="utf-8"), ctx.exercise.id, ctx.exercise.title)
+    master = ctx.prepared.get("_master_text") or ctx.exercise.master.read_text(encoding="utf-8")  # read before the drop (_child)
+    text = starter_source(master, ctx.exercise.id, ctx.exercise.title)
     module = type(sys)("autograder_starter_cost")
     torch.manual_seed(0)
     exec(compile(text, "<starter>", "exec"), module.__dict__)

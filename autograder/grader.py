@@ -25,13 +25,14 @@ def _error(exercise, path: str, message: str, seed=None, output_tail: str = "", 
 
 
 def grade(exercise_id: str, path: str | os.PathLike | None = None, *, seed: int | None = None,
-          timeout: float | None = None, warm: bool | None = None, costly: bool = True) -> Result:
+          timeout: float | None = None, warm: bool | None = None, costly: bool | str = True) -> Result:
     """Grade ``path`` (default: the learner's working copy in ``exercises/``) as exercise ``exercise_id``.
 
     ``warm=True`` runs the child forked from a warm worker that has torch imported already
     (about 0.5 s instead of 3 s; see zygote.py); the default is cold unless the environment
     variable AUTOGRADER_WARM is 1. ``costly=False`` skips timing checks (reported as skipped), for
-    structure-only runs such as the cheat corpus.
+    structure-only runs such as the cheat corpus; ``costly="always"`` runs them even when the
+    structure fails (benchmarks/cost_verdicts.py, to see a starter's timing).
 
     Raises KeyError for an unknown exercise and FileNotFoundError for a missing file; every other
     outcome, including a crash, a hang or a syntax error in the submission, is a Result.
@@ -71,7 +72,7 @@ def _void(result: Result, message: str) -> None:
     result.message = message
 
 
-def _run(exercise, target: Path, shown: str, seed: int, timeout, warm, costly: bool) -> Result:
+def _run(exercise, target: Path, shown: str, seed: int, timeout, warm, costly) -> Result:
     limit = timeout if timeout is not None else exercise.timeout
     job = {"root": str(exercise_format.ROOT), "master": str(exercise.master), "submission": str(target), "seed": seed,
            "costly": costly}
@@ -84,6 +85,7 @@ def _run(exercise, target: Path, shown: str, seed: int, timeout, warm, costly: b
     else:
         run = run_child(job, limit)
     payload = run.payload
+    sandbox = (payload or {}).get("sandbox")
     if run.timed_out:
         result = _error(exercise, shown, f"Grading stopped after {limit:.0f} s. Does your code loop forever, or wait for input? "
                         "Run the file yourself to see where it hangs.", seed, run.output_tail)
@@ -109,4 +111,6 @@ def _run(exercise, target: Path, shown: str, seed: int, timeout, warm, costly: b
             result.message = first.message
         else:
             result.message = f"Passed: {result.score}/{result.max_score}."
+    if sandbox:
+        result.extra["sandbox"] = sandbox  # what confined the child: limits, network, the user it ran as
     return result

@@ -23,13 +23,17 @@ _PASS_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TORCHINDUCTOR_CACHE_DI
 MEMORY_LIMIT = 4 << 30  # address space of one grading; torch with the eager backend peaks below 1 GiB
 FILE_SIZE_LIMIT = 64 << 20
 _CLONE_NEWNET = 0x40000000
+DROP_SWITCH = "AUTOGRADER_DROP_PRIVILEGES"  # "0" keeps root in the grading child (debugging only)
+NPROC_SWITCH = "AUTOGRADER_NPROC"  # overrides nproc_limit()
 
 
 def contain(timeout: float) -> list[str]:
     """Limit the current process (a grading child, before any submission code): CPU time, address
     space, file size, no core dumps, and, where permitted, an empty network namespace.
 
-    Returns what was applied, for the result. Runs in the child between fork and exec.
+    Returns what was applied, for the result. Runs first thing in the grading child (the cold child's
+    ``main`` before it imports anything, the warm worker's fork before the job), never in the grader.
+    The process limit comes with ``drop_privileges``: RLIMIT_NPROC does not bind root.
     """
     applied = []
     limits = [(resource.RLIMIT_CPU, int(2 * timeout) + 10, "cpu"), (resource.RLIMIT_AS, MEMORY_LIMIT, "memory"),
@@ -49,6 +53,74 @@ def contain(timeout: float) -> list[str]:
     except (OSError, AttributeError):
         pass
     return applied
+
+
+def drop_wanted() -> bool:
+    """Whether a grading child started by root should run the submission as nobody (default: yes)."""
+    return os.environ.get(DROP_SWITCH, "1").strip().lower() not in ("0", "no", "false", "off")
+
+
+def nproc_limit() -> int:
+    """RLIMIT_NPROC for the dropped user. The kernel counts every task (thread) of that user, those
+    of every grading running at once included, and torch starts a pool of about one thread per core
+    in each grading; so the limit grows with the cores and the gradings at once (AUTOGRADER_WORKERS,
+    default the core count), and is never below 64: a fork bomb stops there, and the whole process
+    group is killed at the end of the grading anyway."""
+    if os.environ.get(NPROC_SWITCH, "").isdigit():
+        return max(8, int(os.environ[NPROC_SWITCH]))
+    cpus = os.cpu_count() or 1
+    workers = int(os.environ["AUTOGRADER_WORKERS"]) if os.environ.get("AUTOGRADER_WORKERS", "").isdigit() else cpus
+    return max(64, (2 * cpus + 16) * max(1, workers))
+
+
+def _nobody() -> tuple[int, int]:
+    try:
+        import pwd
+
+        entry = pwd.getpwnam("nobody")
+        return entry.pw_uid, entry.pw_gid
+    except (ImportError, KeyError):
+        return 65534, 65534
+
+
+def drop_privileges(workdir: str, wanted: bool = True) -> tuple[bool, str]:
+    """As root: give ``workdir`` to nobody, limit nobody's processes and become nobody for good
+    (setgroups([]), setgid, setuid). Returns (dropped, what to record in the result).
+
+    Runs in the grading child after the grader's trusted preparation and before the submission:
+    the process keeps every file descriptor it has open (the result pipe), but from here on can
+    open only what nobody may open. Not root, or switched off: nothing changes, and it says so.
+    """
+    if not wanted:
+        return False, f"privileges kept: {DROP_SWITCH}=0"
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return False, "privileges kept: not root"
+    uid, gid = _nobody()
+    limit = nproc_limit()
+    try:
+        os.chown(workdir, uid, gid)
+        resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
+        os.setgroups([])
+        os.setgid(gid)
+        os.setuid(uid)
+    except (OSError, ValueError) as exc:
+        if os.getuid() == 0 and os.geteuid() == 0:
+            return False, f"privileges kept: dropping them failed ({exc})"
+        raise  # half dropped: never run the submission in that state
+    try:
+        os.setuid(0)
+    except PermissionError:
+        pass
+    else:
+        raise RuntimeError("privileges could be regained after dropping them")
+    # Where libraries write: the grading's own folder, which nobody owns (HOME=/root is unreadable now).
+    import tempfile
+
+    os.environ["HOME"] = os.environ["TMPDIR"] = tempfile.tempdir = workdir
+    cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    if cache is None or not os.access(cache if os.path.isdir(cache) else os.path.dirname(cache) or "/", os.W_OK):
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(workdir, "inductor-cache")
+    return True, f"ran as nobody (uid {uid}, gid {gid}), at most {limit} processes"
 
 
 @dataclass
@@ -83,7 +155,6 @@ def run_child(job: dict, timeout: float) -> ChildRun:
             [sys.executable, "-I", "-c", launcher],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             cwd=workdir, env=env, pass_fds=(write_fd,), start_new_session=True,
-            preexec_fn=lambda: contain(timeout),
         )
         os.close(write_fd)
         received: list[bytes] = []
@@ -94,7 +165,8 @@ def run_child(job: dict, timeout: float) -> ChildRun:
         drainer.start()
         timed_out = False
         try:
-            process.stdin.write((json.dumps({**job, "result_fd": write_fd}) + "\n").encode())
+            process.stdin.write((json.dumps({**job, "result_fd": write_fd, "limit": timeout,
+                                              "drop_privileges": drop_wanted()}) + "\n").encode())
             process.stdin.close()
         except BrokenPipeError:
             pass

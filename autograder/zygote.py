@@ -25,7 +25,7 @@ import threading
 import time
 
 from .exercise import ROOT
-from .runner import OUTPUT_KEEP, ChildRun, child_environment, contain
+from .runner import OUTPUT_KEEP, ChildRun, child_environment, contain, drop_wanted
 
 _READY = "zygote-ready"
 
@@ -67,8 +67,7 @@ def _run_forked(child, job: dict) -> dict:
             os.dup2(output_w, 2)
             os.close(output_w)
             os.chdir(workdir)
-            contain(timeout)
-            child.run_job(job, result_w)
+            child.run_job(job, result_w, contain(timeout))
         finally:
             os._exit(70)
     os.close(result_w)
@@ -137,7 +136,7 @@ class WarmRunner:
                 if self._process is None or self._process.poll() is not None:
                     self._start()
                 try:
-                    self._process.stdin.write(json.dumps({**job, "timeout": timeout}) + "\n")
+                    self._process.stdin.write(json.dumps({**job, "timeout": timeout, "drop_privileges": drop_wanted()}) + "\n")
                     self._process.stdin.flush()
                     reply = self._read_reply(timeout + 30)
                 except (BrokenPipeError, OSError, TimeoutError, ValueError):

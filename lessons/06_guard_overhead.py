@@ -351,6 +351,17 @@ assert steps["+ skip nn guards"][0] < steps["compile, default"][0]
 # 3. a guard filter that drops only the guards on what never changes;
 # 4. `set_stance(skip_guard_eval_unsafe=True)` around serving, after warming up every input kind.
 #
+# Exercise: [serve_tuned](../exercises/06_guard_overhead/serve_tuned.py). A model that branches on
+# the batch size is served with two batch sizes: apply the checklist, and keep what must stay guarded
+# (the batch size) guarded.
+
+# %%
+!{sys.executable} ../exercises/06_guard_overhead/serve_tuned.py
+
+# %%
+check("serve_tuned")
+
+# %% [markdown]
 # ## 6.6 Further reading
 #
 # In the official PyTorch documentation (pytorch.org/docs):

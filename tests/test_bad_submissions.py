@@ -121,3 +121,111 @@ def test_network_is_unreachable_where_the_platform_allows(submission):
 def test_huge_file_writes_are_cut_off(submission):
     result = _grade(submission(SOLUTION_BODY + "open('big.bin', 'wb').write(b'x' * (200 << 20))\n"))
     assert result.status == "error"
+
+
+# -- the sandbox of a grading started by root (CI runs as root; elsewhere these are skipped) ----------
+
+import os
+import stat
+import sysconfig
+import tempfile
+
+as_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                             reason="the grading child drops privileges only when the grader runs as root")
+
+
+def _readable_by_others(path) -> bool:
+    """Whether nobody can read ``path``: every folder above it lets others in."""
+    path = os.path.realpath(path)
+    while True:
+        if not os.stat(path).st_mode & stat.S_IROTH or (os.path.isdir(path) and not os.stat(path).st_mode & stat.S_IXOTH):
+            return False
+        parent = os.path.dirname(path)
+        if parent == path:
+            return True
+        path = parent
+
+
+@as_root
+def test_the_submission_runs_as_nobody(submission):
+    result = _grade(submission("import os\nraise RuntimeError(f'uid={os.getuid()} gid={os.getgid()} groups={os.getgroups()}')\n"))
+    assert "uid=65534 gid=65534 groups=[]" in result.message, result.message
+    assert any("ran as nobody" in item for item in result.extra["sandbox"]), result.extra
+    assert {"cpu", "memory", "file size", "core"} <= set(result.extra["sandbox"])
+
+
+@as_root
+def test_a_root_only_file_cannot_be_read(submission):
+    folder = tempfile.mkdtemp(prefix="autograder-secret-")
+    try:
+        os.chmod(folder, 0o755)
+        secret = os.path.join(folder, "hidden_inputs.json")
+        with open(secret, "w") as handle:
+            handle.write('{"answer": 42}')
+        os.chmod(secret, 0o600)
+        result = _grade(submission(SOLUTION_BODY + f"\nprint(open({secret!r}).read())\n"))
+        assert "PermissionError" in result.message and "answer" not in result.output_tail
+    finally:
+        __import__("shutil").rmtree(folder)
+
+
+@as_root
+def test_the_reference_solution_is_not_opened_after_the_drop(submission):
+    """The child gets the master's text before it becomes nobody: a master readable only by root
+    (as in the Gradescope setup) still grades, and the submission cannot open it."""
+    master = ROOT / "solutions/01_dynamo_core/breaks_checkpoint.py"
+    probe = SOLUTION_BODY + (f"\ntry:\n    open({str(master)!r}).read()\n    print('MASTER READABLE')\n"
+                             "except PermissionError:\n    print('MASTER HIDDEN')\n")
+    result = grade("breaks_checkpoint", submission(probe), seed=3)
+    assert result.passed, result.message
+    hidden = not _readable_by_others(master)
+    assert ("MASTER HIDDEN" if hidden else "MASTER READABLE") in result.output_tail, result.output_tail
+
+
+@as_root
+def test_an_unreadable_standard_module_is_named_not_a_raw_traceback(submission):
+    result = grade("breaks_checkpoint", submission("import wave\n" + SOLUTION_BODY), seed=3)
+    if _readable_by_others(sysconfig.get_paths()["stdlib"]):
+        assert result.passed, result.message  # a readable interpreter: every module imports
+    else:
+        assert result.status == "error" and "not available in the grading sandbox" in result.message, result.message
+        assert "`wave`" in result.message
+
+
+def _group_members(pgid: int) -> list[str]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":  # state, ppid, pgrp; zombies hold nothing
+                found.append(f"{entry} ({fields[0]})")
+    return found
+
+
+@as_root
+def test_a_fork_bomb_is_cut_off_and_leaves_nothing_behind(submission, tmp_path):
+    """RLIMIT_NPROC binds once the child is nobody: the bomb hits it, the wall limit ends the grading,
+    the whole process group is killed, and the grader goes on."""
+    drop = tempfile.mkdtemp(prefix="autograder-bomb-")
+    os.chmod(drop, 0o777)
+    try:
+        bomb = SOLUTION_BODY + (
+            "import os\n"
+            f"open({drop!r} + '/pgid', 'w').write(str(os.getpgid(0)))\n"
+            "while True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n")
+        started = time.monotonic()
+        result = _grade(submission(bomb), timeout=10)
+        assert time.monotonic() - started < 40
+        assert result.status == "error" and "stopped after 10 s" in result.message
+        pgid = int(open(os.path.join(drop, "pgid")).read())
+        deadline = time.monotonic() + 5
+        while _group_members(pgid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _group_members(pgid) == [], "processes of the grading survived it"
+    finally:
+        __import__("shutil").rmtree(drop)
+    assert grade("breaks_checkpoint", ROOT / "solutions/01_dynamo_core/breaks_checkpoint.py", seed=3).passed

@@ -17,36 +17,11 @@ from autograder.exercise import COSTLY_KINDS, discover
 from autograder.grader import grade
 from autograder.probe import guard_report, recording_filter
 from conftest import ROOT, run_cli
+from exercise_text import message, solution, starter, status, swap
 
 CHAPTERS = {"05_compile_time": 5, "06_guard_overhead": 6}
 SECTIONS = {5: ["5.1", "5.2", "5.3", "5.4", "5.5"], 6: ["6.1", "6.2", "6.3", "6.4", "6.5", "6.6"]}
 SEED = 5
-
-
-def path_of(exercise_id, kind):
-    folder = "exercises" if kind == "starter" else "solutions"
-    return next((ROOT / folder).glob(f"0[56]_*/{exercise_id}.py"))
-
-
-def starter(exercise_id):
-    return path_of(exercise_id, "starter").read_text()
-
-
-def solution(exercise_id):
-    return path_of(exercise_id, "solution").read_text()
-
-
-def swap(text, old, new, count=1):
-    assert text.count(old) >= 1, f"the exercise no longer contains {old!r}: update this cheat"
-    return text.replace(old, new, count)
-
-
-def status(result):
-    return {c.name: c.status for c in result.checks}
-
-
-def message(result, name):
-    return next(c.message for c in result.checks if c.name == name)
 
 
 def graded(submission, exercise_id, text):
@@ -62,7 +37,7 @@ def test_list_json_maps_the_exercises_to_chapters_5_and_6_covering_every_exercis
     assert len(listed) >= 10
     assert all(e["chapter"] == CHAPTERS[e["chapter_slug"]] for e in listed)
     covered = {sid for e in listed for sid in e["syllabus"]}
-    assert {"5.1", "5.2", "5.3", "5.4", "5.5", "6.1", "6.2", "6.3", "6.4"} <= covered
+    assert {"5.1", "5.2", "5.3", "5.4", "5.5", "6.1", "6.2", "6.3", "6.4", "6.5"} <= covered
 
 
 @pytest.mark.parametrize("chapter", sorted(CHAPTERS))
@@ -176,3 +151,25 @@ def test_entering_the_stance_before_warm_up_fails(submission):
     cheat = swap(solution("skip_eval_serving"), 'if phase == "serve":', "if True:")
     result = graded(submission, "skip_eval_serving", cheat)
     assert not result.passed and "failed" in (status(result)["stance_calls"], status(result)["correct"])
+
+
+def test_skipping_every_guard_in_serve_tuned_answers_a_batch_with_the_single_request_graph(submission):
+    cheat = swap(solution("serve_tuned"), 'COMPILE_OPTIONS = {"guard_filter_fn": torch.compiler.skip_guard_on_all_nn_modules_unsafe}',
+                 'COMPILE_OPTIONS = {"guard_filter_fn": torch.compiler.skip_all_guards_unsafe}')
+    result = graded(submission, "serve_tuned", cheat)
+    assert not result.passed and status(result)["correct"] == "failed"
+
+
+def test_serving_under_the_stance_from_the_first_call_fails_serve_tuned(submission):
+    cheat = swap(solution("serve_tuned"), 'if phase == "serve":', "if True:")
+    result = graded(submission, "serve_tuned", cheat)
+    assert not result.passed and status(result)["correct"] == "failed"
+
+
+def test_costly_always_times_a_starter_whose_structure_fails_and_its_timing_alone_fails_too(submission):
+    exercise = next(e for e in discover() if e.id == "filter_nn_guards")
+    result = grade(exercise.id, exercise.starter, seed=SEED, costly="always")
+    timed = next(c for c in result.checks if c.name == "guard_time")
+    assert status(result)["guards"] == "failed"
+    assert timed.status == "failed", timed.message  # starter against itself: about 1x, needs 2x
+    assert "interleaved" in timed.message

@@ -87,3 +87,79 @@ def test_loader_fuzz_never_raises(tmp_path):
         path.write_bytes(data)
         loaded = load_submission(path)
         assert (loaded.source is None) == bool(loaded.problem)
+
+
+# -- property tests (hypothesis): derandomized, so CI sees the same examples every run -----------------
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from autograder.loader import Loaded
+
+_FAST = settings(max_examples=150, deadline=None, derandomize=True, database=None,
+                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                     max_leaves=12)
+_cell = st.dictionaries(st.sampled_from(["cell_type", "source", "metadata", "outputs", "id"]),
+                        st.sampled_from(["code", "markdown", "raw"]) | st.text(max_size=40) | st.lists(st.text(max_size=20), max_size=4)
+                        | _json, max_size=5)
+_notebook = st.fixed_dictionaries({"cells": st.lists(_cell | _json, max_size=5)},
+                                  optional={"metadata": _json, "nbformat": st.integers(), "nbformat_minor": _json})
+
+
+def _load(tmp_path, data: bytes, suffix: str) -> Loaded:
+    path = tmp_path / f"answer{suffix}"
+    path.write_bytes(data)
+    loaded = load_submission(path)  # anything but a Loaded (an exception included) fails the property
+    assert isinstance(loaded, Loaded)
+    assert (loaded.source is None) == bool(loaded.problem)
+    if loaded.source is None:
+        assert len(loaded.problem) > 20 and loaded.problem.endswith((".", ")")), loaded.problem
+    else:
+        compile(loaded.source, "answer", "exec")  # what the loader accepts, the child can compile
+    return loaded
+
+
+@_FAST
+@given(data=st.binary(max_size=400), suffix=st.sampled_from([".py", ".ipynb"]))
+def test_property_arbitrary_bytes_load_cleanly(tmp_path, data, suffix):
+    _load(tmp_path, data, suffix)
+
+
+@_FAST
+@given(text=st.text(max_size=300))
+def test_property_arbitrary_text_as_python(tmp_path, text):
+    _load(tmp_path, text.encode("utf-8", "surrogatepass"), ".py")
+
+
+@_FAST
+@given(value=_json)
+def test_property_arbitrary_json_as_a_notebook(tmp_path, value):
+    loaded = _load(tmp_path, json.dumps(value).encode(), ".ipynb")
+    if not (isinstance(value, dict) and isinstance(value.get("cells"), list)):
+        assert loaded.source is None and "notebook" in loaded.problem
+
+
+@_FAST
+@given(notebook=_notebook)
+def test_property_notebook_shaped_json_with_broken_cells(tmp_path, notebook):
+    _load(tmp_path, json.dumps(notebook).encode(), ".ipynb")
+
+
+@_FAST
+@given(prefix=st.binary(max_size=30), cut=st.integers(min_value=0, max_value=400))
+def test_property_truncated_or_prefixed_notebooks(tmp_path, prefix, cut):
+    whole = json.dumps({"cells": [{"cell_type": "code", "source": SOLUTION}], "metadata": {}}).encode()
+    _load(tmp_path, prefix + whole[:cut], ".ipynb")
+
+
+@settings(max_examples=3, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.binary(min_size=1, max_size=60).filter(lambda b: b"\n" not in b), suffix=st.sampled_from([".py", ".ipynb"]))
+def test_property_grading_garbage_is_a_failed_result(tmp_path, data, suffix):
+    """A few examples through grade() itself (each costs a grading): a failed Result with a message."""
+    path = tmp_path / f"answer{suffix}"
+    path.write_bytes(b"\x00" + data if suffix == ".py" else data)
+    result = grade("breaks_checkpoint", path, seed=2)
+    assert not result.passed and result.score == 0 and result.message
