@@ -123,6 +123,8 @@ def run_job(job: dict, channel: int, applied: list | None = None) -> None:
     job = {**job, "sandbox": list(applied or [])}
     try:
         payload = grade_in_child(job)
+        if job.get("copy"):  # messages name the learner's file, not the child's private copy of it
+            payload = _renamed(payload, job["copy"], job["submission"])
     except BaseException as exc:  # noqa: BLE001 - whatever happens, the parent gets a result
         payload = {"ok": False, "stage": "internal", "message": f"The grader itself failed: {type(exc).__name__}: {exc}",
                    "traceback": traceback.format_exc()[-4000:]}
@@ -153,6 +155,11 @@ def _readonly_copy(workdir: str, name: str, data: bytes) -> str:
         handle.write(data)
     os.chmod(target, 0o644)
     return target
+
+
+def _renamed(payload: dict, copy: str, original: str) -> dict:
+    encoded = json.dumps(payload, default=str)
+    return json.loads(encoded.replace(json.dumps(copy)[1:-1], json.dumps(original)[1:-1]))
 
 
 def _unavailable(exc: BaseException) -> str | None:
@@ -276,7 +283,7 @@ def grade_in_child(job: dict) -> dict:
     workdir = os.getcwd()
     dropping = job.get("drop_privileges", True) and hasattr(os, "geteuid") and os.geteuid() == 0
     if dropping:  # a copy nobody can read but not change (the original may sit in a folder only root can enter)
-        path = _readonly_copy(workdir, os.path.basename(path), raw)
+        path = job["copy"] = _readonly_copy(workdir, os.path.basename(path), raw)
         if any(spec.kind == "reproducer" for spec in exercise.checks):
             _prestart_reproducers(job, exercise)
     dropped, how = sandbox(job, workdir)

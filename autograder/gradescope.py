@@ -89,6 +89,12 @@ fi
 "$ROOT/venv/bin/python" -m pip install --quiet --index-url "$TORCH_INDEX_URL" "$(grep -E '^torch([=<>!~ ]|$)' "$SOURCE/requirements.txt")"
 "$ROOT/venv/bin/python" -m pip install --quiet -r "$SOURCE/requirements.txt"
 "$ROOT/venv/bin/python" -c "import torch; print('grading with torch', torch.__version__)"
+# The reference solutions: readable by root only. The grader (root) reads each master before its
+# grading child becomes nobody and runs the submission, so a submission cannot open them.
+if [ -d "$SOURCE/course/solutions" ]; then
+  find "$SOURCE/course/solutions" -type d -exec chmod 0700 {} +
+  find "$SOURCE/course/solutions" -type f -exec chmod 0600 {} +
+fi
 """
 
 RUN_AUTOGRADER = """#!/usr/bin/env bash
@@ -137,7 +143,7 @@ def zip_entries(exercises=None, hide=(), hidden_visibility: str = "hidden") -> d
     for path in _course_files():
         entries[f"course/{path.relative_to(ROOT).as_posix()}"] = (path.read_bytes(), 0o644)
     for e in chosen:
-        entries[f"course/{e.master.relative_to(ROOT).as_posix()}"] = (e.master.read_bytes(), 0o644)
+        entries[f"course/{e.master.relative_to(ROOT).as_posix()}"] = (e.master.read_bytes(), 0o600)  # root only (setup.sh too)
     return entries
 
 

@@ -87,3 +87,14 @@ def test_hard_coded_answers_for_a_prediction_exercise_must_match_the_live_run(su
     result = grade("dynamic_predict", submission(wrong), seed=1)
     assert not result.passed
     assert "static_3_to_6" in result.checks[0].message and "4" not in result.checks[0].message.split("measured:")[-1]
+
+
+def test_gradescope_image_keeps_the_solutions_root_only():
+    """The grading child reads the master before it becomes nobody; in the Gradescope image nothing
+    else may read it: the zip stores masters as 0600 and setup.sh (run as root) makes the folder 0700."""
+    from autograder.gradescope import SETUP_SH, zip_entries
+
+    entries = zip_entries(["breaks_checkpoint"])
+    masters = {name: mode for name, (_, mode) in entries.items() if name.startswith("course/solutions/")}
+    assert masters and set(masters.values()) == {0o600}
+    assert 'chmod 0700' in SETUP_SH and 'chmod 0600' in SETUP_SH and "course/solutions" in SETUP_SH
