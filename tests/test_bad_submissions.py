@@ -229,3 +229,11 @@ def test_a_fork_bomb_is_cut_off_and_leaves_nothing_behind(submission, tmp_path):
     finally:
         __import__("shutil").rmtree(drop)
     assert grade("breaks_checkpoint", ROOT / "solutions/01_dynamo_core/breaks_checkpoint.py", seed=3).passed
+
+
+@as_root
+def test_the_drop_can_be_switched_off_for_debugging_and_says_so(submission, monkeypatch):
+    monkeypatch.setenv("AUTOGRADER_DROP_PRIVILEGES", "0")
+    result = _grade(submission("import os\nraise RuntimeError(f'uid={os.getuid()}')\n"))
+    assert "uid=0" in result.message
+    assert "privileges kept: AUTOGRADER_DROP_PRIVILEGES=0" in result.extra["sandbox"]
