@@ -537,15 +537,16 @@ def missing_answer_message(exercise_id: str) -> str:
             f"into a cell that starts with that line, or ask for a fresh copy of the assignment.")
 
 
-def grade_source(exercise_id: str, source: str, *, seed=None, timeout=None, label: str = ANSWER_LABEL) -> Result:
+def grade_source(exercise_id: str, source: str, *, seed=None, timeout=None, label: str = ANSWER_LABEL,
+                 costly: bool = True) -> Result:
     """Grade an answer cell's source with ``grade()`` (a file in a temporary directory, a fresh child);
-    paths in the messages name ``label`` instead of the temporary file."""
+    paths in the messages name ``label`` instead of the temporary file. ``costly`` as in ``grade()``."""
     from .grader import grade
 
     with tempfile.TemporaryDirectory(prefix="autograder-answer-") as tmp:
         path = Path(tmp) / f"{exercise_id}.py"
         path.write_text(as_python(source), encoding="utf-8")
-        result = grade(exercise_id, path, seed=seed, timeout=timeout)
+        result = grade(exercise_id, path, seed=seed, timeout=timeout, costly=costly)
         return relabel(result, str(path), label)
 
 

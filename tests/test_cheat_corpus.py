@@ -31,17 +31,19 @@ CHEATS = {
 }
 
 
-# Cheats whose outcome depends on the exercise's own rules (its config allow-lists, what its
-# starter already earns) run on every exercise; the purely generic ones (patching the grader,
-# exiting early) on the first exercise of each chapter and on every exercise with special rules.
-EVERYWHERE = {"force_eager_stance", "eager_on_recompile_stance", "raise_recompile_limit", "suppress_errors",
-              "patch_torch_compile", "fake_json_on_stdout"}
+# Cheats whose outcome depends on the exercise's own rules (its config allow-lists) run on every
+# exercise; the generic ones (patching the grader, stances, forged output, exiting early), which the
+# child detects the same way whatever the exercise, on the first exercise of each chapter and on
+# every exercise whose static scan allows something.
+EVERYWHERE = {"raise_recompile_limit", "suppress_errors"}
 
 
 def _representative(exercise) -> bool:
     first_of_chapter = next(e for e in EXERCISES if e.chapter == exercise.chapter) is exercise
-    special = exercise.allow_config or exercise.config_may_add or exercise.submission_may_set or exercise.scan_allow
-    return first_of_chapter or bool(special)
+    # Config allow-lists are what the EVERYWHERE cheats probe; a scan exception is what the exiting
+    # and module-swapping cheats probe; an exercise that itself uses a stance is what the stance ones do.
+    uses_a_stance = any(check.kind == "stance_calls" for check in exercise.checks)
+    return first_of_chapter or bool(exercise.scan_allow) or uses_a_stance
 
 
 def _allowed(exercise, name):

@@ -2,6 +2,12 @@
 
 Lesson cells assert each count they state, so executing a lesson top to bottom is the test of its
 claims (marked slow: it runs in CI in its own group).
+
+The cells that only run an exercise's starting file or grade it (`!{sys.executable} ../exercises/...`,
+`check("...")`) are replaced by a comment here: what they show is proven for every exercise by
+tests/test_exercises.py (each starter fails for its declared reason, each solution passes), and
+tests/test_browser.py runs lesson 1 with its exercise cells in JupyterLab. Grading 25 exercises
+again inside the lesson kernels cost most of this test's time.
 """
 
 import re
@@ -15,6 +21,18 @@ from conftest import ROOT
 
 LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.py"))
 HEADING = re.compile(r"^# #{2,6} (\d+(?:\.\d+)+) ", re.M)
+EXERCISE_LINE = re.compile(r'^(check\("[a-z0-9_]+"\)|!\{sys\.executable\} \.\./exercises/\S+\.py( 2>&1 \| tail -n \d+)?)$')
+
+
+def stub_exercise_cells(notebook) -> int:
+    """Replace each code cell made only of exercise run/check lines by a comment; return how many."""
+    count = 0
+    for cell in notebook.cells:
+        lines = [line.strip() for line in cell.source.splitlines() if line.strip() and not line.strip().startswith("#")]
+        if cell.cell_type == "code" and lines and all(EXERCISE_LINE.match(line) for line in lines):
+            cell.source = "# exercise cell: graded by tests/test_exercises.py"
+            count += 1
+    return count
 
 
 def headings(path):
@@ -63,6 +81,9 @@ def test_lesson_runs_top_to_bottom(lesson, tmp_path, monkeypatch):
         "display_name": "course", "language": "python"}))
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
     notebook = jupytext.read(lesson)
+    stubbed = stub_exercise_cells(notebook)
+    exercises = [e for e in discover() if e.chapter == lesson.stem]
+    assert stubbed >= len(exercises), "every exercise has a run or check cell in its lesson"
     client = nbclient.NotebookClient(notebook, timeout=600, kernel_name="course-python",
                                      resources={"metadata": {"path": str(lesson.parent)}})
     client.execute()
