@@ -91,3 +91,18 @@ def test_structure_only_runs_skip_timing_checks(fixture_master):
     result = grade("speed_fixture", path, seed=1, costly=False)
     fast = next(c for c in result.checks if c.name == "fast")
     assert fast.status == "skipped" and "structure only" in fast.message
+
+
+def test_the_gpu_script_says_there_is_no_gpu_and_measures_nothing_without_cuda():
+    import subprocess
+    import sys
+
+    import torch
+    from conftest import ROOT
+
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is present: benchmarks/gpu.sh measures for real there")
+    proc = subprocess.run(["bash", str(ROOT / "benchmarks" / "gpu.sh")], capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "PYTHON": sys.executable})
+    assert proc.returncode == 0, proc.stderr
+    assert "No CUDA device here: no GPU table" in proc.stdout and "|" not in proc.stdout
