@@ -19,39 +19,10 @@ from autograder.exercise import CheckSpec, ExerciseFormatError, discover, parse_
 from autograder.grader import grade
 from autograder.probe import Measurement, call_timeline
 from conftest import ROOT, run_cli
+from exercise_text import message, solution, starter, status, swap, violations
 
 CHAPTERS = {"03_nonstrict_tracing": 3, "04_recompilation": 4}
 SEED = 5
-
-
-def path_of(exercise_id, kind):
-    folder = "exercises" if kind == "starter" else "solutions"
-    return next((ROOT / folder).glob(f"0[34]_*/{exercise_id}.py"))
-
-
-def starter(exercise_id):
-    return path_of(exercise_id, "starter").read_text()
-
-
-def solution(exercise_id):
-    return path_of(exercise_id, "solution").read_text()
-
-
-def swap(text, old, new, count=1):
-    assert text.count(old) >= 1, f"the exercise no longer contains {old!r}: update this cheat"
-    return text.replace(old, new, count)
-
-
-def status(result):
-    return {c.name: c.status for c in result.checks}
-
-
-def message(result, name):
-    return next(c.message for c in result.checks if c.name == name)
-
-
-def violations(result):
-    return " ".join(result.extra.get("violations", []))
 
 
 def graded(submission, exercise_id, text):
@@ -159,7 +130,7 @@ def test_call_timeline_records_recompiles_ops_and_eager_calls():
 
 
 def test_nonstrict_checks_are_validated(tmp_path):
-    text = solution("pure_print_rows").replace('observe = ["stdout"]', 'observe = ["stdout", "logs"]')
+    text = swap(solution("pure_print_rows"), 'observe = ["stdout"]', 'observe = ["stdout", "logs"]')
     folder = tmp_path / "03_nonstrict_tracing"
     folder.mkdir()
     (folder / "pure_print_rows.py").write_text(text)

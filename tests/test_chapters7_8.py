@@ -22,6 +22,7 @@ from autograder.checks_reporting import code_lines, foreign_imports, raised_by_h
 from autograder.exercise import ExerciseFormatError, discover, load, parse_master
 from autograder.grader import grade
 from conftest import ROOT, run_cli
+from exercise_text import message, solution, status, swap
 
 CHAPTERS = {"07_observability": 7, "08_reporting_issues": 8}
 WANTED_SECTIONS = {"07_observability": ["7.1", "7.2"], "08_reporting_issues": ["8.1", "8.2", "8.3"]}
@@ -37,7 +38,7 @@ def run_file(path, **env):
 def solution_answers(exercise_id, constant="ANSWERS"):
     """The reference solution's answers (test_exercises proves the grader measures exactly these)."""
     module = types.ModuleType("solution_constants")
-    text = load(exercise_id).master.read_text()
+    text = solution(exercise_id)
     block = re.search(rf"^{constant} = (\{{.*?^\}}|\{{.*?\}})$", text, re.S | re.M)[1]
     exec(f"{constant} = {block}", module.__dict__)
     return getattr(module, constant)
@@ -189,14 +190,14 @@ def test_raised_by_hand_names_each_way_of_faking_a_torch_error():
 
 
 def test_the_reproducer_kind_is_validated(tmp_path):
-    master = load("minimal_repro").master.read_text()
+    master = solution("minimal_repro")
     folder = tmp_path / "solutions" / "08_reporting_issues"
     folder.mkdir(parents=True)
     for old, new, message in [('# backend = "aot_eager_decomp_partition"\n', "", "reproducer.backend"),
                               ('# failure = "exception"', '# failure = "crash"', "reproducer.failure"),
                               ("# max_lines = 30", "# max_lines = 30\n# lines = 3", "does not take")]:
         path = folder / "minimal_repro.py"
-        path.write_text(master.replace(old, new, 1))
+        path.write_text(swap(master, old, new))
         with pytest.raises(ExerciseFormatError, match=message):
             parse_master(path)
 
@@ -279,10 +280,9 @@ def test_the_starting_script_fails_with_the_signature_the_exercise_declares():
 
 
 def _repro(**swaps):
-    text = load("minimal_repro").master.read_text()
+    text = solution("minimal_repro")
     for old, new in swaps.items():
-        assert old in text, f"the solution no longer contains {old!r}: update this fake"
-        text = text.replace(old, new, 1)  # the first: the SOLUTION region (the STARTER one is commented out)
+        text = swap(text, old, new)  # the first: the SOLUTION region (the STARTER one is commented out)
     return text
 
 
@@ -312,6 +312,27 @@ FAKES = {
     "fails_eagerly_too": (
         _repro(**{"def fn(x, gate):\n    return row_scale(x, gate)\n": "def fn(x, gate):\n    return x * gate\n"}),
         "already fails without torch.compile"),
+    # The culprit rule (culprit = "course::row_scale"): the same BackendCompilerFailed ("Attempting to
+    # broadcast a dimension ...") from another operator is some other failure, not the original one. The
+    # other operator lives in a namespace of its own (mylib), so neither the grading child (which loads
+    # the master's course::row_scale, then unregisters it) nor the reproducer's interpreter sees a name
+    # the master also registers: nothing depends on which of them registered what first.
+    "the_same_failure_from_another_operator": (
+        _repro(**{'custom_op("course::row_scale"': 'custom_op("mylib::col_scale"',
+                  "torch.ops.course.row_scale": "torch.ops.mylib.col_scale"}),
+        "does not register a decomposition for course::row_scale"),
+    "the_culprit_decomposed_rightly_and_another_operator_failing": (
+        _repro(**{"    return x * gate  # the planted bug: broadcasts gate along the wrong dimension\n":
+                  "    return x * gate[:, None]\n",
+                  "decomposition.fast_random_decomps.cache_clear()\n":
+                  '\n\n@torch.library.custom_op("mylib::col_scale", mutates_args=())\n'
+                  "def col_scale(x: torch.Tensor, gate: torch.Tensor) -> torch.Tensor:\n"
+                  "    return x * gate[:, None]\n\n\n"
+                  "col_scale.register_fake(lambda x, gate: torch.empty_like(x))\n"
+                  "decomposition.decompositions[torch.ops.mylib.col_scale.default] = lambda x, gate: x * gate\n"
+                  "decomposition.fast_random_decomps.cache_clear()\n",
+                  "def fn(x, gate):\n    return row_scale(x, gate)\n": "def fn(x, gate):\n    return col_scale(row_scale(x, gate), gate)\n"}),
+        "still fails under backend='aot_eager_decomp_partition' with the decomposition of course::row_scale removed"),
     "names_inductor": (_repro(**{'BACKEND = "aot_eager_decomp_partition"': 'BACKEND = "inductor"'}), "BACKEND is 'inductor'"),
     "imports_numpy": (_repro(**{"import torch\n": "import numpy\nimport torch\n"}), "imports numpy"),
     "too_long": (_repro(**{"def make_inputs():\n": "".join(f"PAD_{i} = {i}\n" for i in range(20)) + "def make_inputs():\n"}),
@@ -365,9 +386,8 @@ if __name__ == "__main__":
 # -- the bisection exercise: the learner's test_fn is bisected too ------------------------------
 
 def test_bisect_with_a_test_fn_that_never_fails_is_graded_as_wrong(submission):
-    text = load("bisect_decomp").master.read_text().replace(
-        "    return torch.allclose(torch.compile(block)(X), expected, atol=1e-5)", "    return True")
+    text = swap(solution("bisect_decomp"), "    return torch.allclose(torch.compile(block)(X), expected, atol=1e-5)",
+                "    return True")
     result = grade("bisect_decomp", submission(text), seed=5)
-    statuses = {c.name: c.status for c in result.checks}
-    assert statuses == {"bisection": "passed", "test_fn": "failed"}
-    assert "the grader's own bisection finds" in next(c.message for c in result.checks if c.name == "test_fn")
+    assert status(result) == {"bisection": "passed", "test_fn": "failed"}
+    assert "the grader's own bisection finds" in message(result, "test_fn")

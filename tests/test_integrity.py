@@ -1,21 +1,12 @@
 """Dodges that fool an in-process test must not fool the grader."""
 
 from autograder.grader import grade
-from conftest import ROOT
-
-
-def starter(exercise_id):
-    return next((ROOT / "exercises").glob(f"*/{exercise_id}.py")).read_text()
-
-
-def solution(exercise_id):
-    return next((ROOT / "solutions").glob(f"*/{exercise_id}.py")).read_text()
+from exercise_text import solution, starter, status, swap, violations
 
 
 def failed_with_violation(result, words):
     assert not result.passed and result.score == 0
-    violations = " ".join(result.extra.get("violations", []))
-    assert words in violations, violations
+    assert words in violations(result), violations(result)
     assert "Integrity" in result.message
 
 
@@ -48,42 +39,40 @@ def test_raising_the_recompile_limit_is_caught(submission):
 
 
 def test_patching_the_grader_itself_is_caught(submission):
-    cheat = solution("recompile_global_log").replace("return x / n, n", "return x / n") + (
+    cheat = swap(solution("recompile_global_log"), "    return x / n, n\n", "    return x / n\n") + (
         "\nimport autograder.checks, autograder.probe\n"
         "autograder.checks.compare = lambda *a, **k: None\n"
         "autograder.checks.RUNNERS['recompiles'] = autograder.checks.RUNNERS['compiles']\n")
     result = grade("recompile_global_log", submission(cheat), seed=1)
     assert not result.passed and result.score == 0
-    violations = " ".join(result.extra["violations"])
-    assert "compare()" in violations and "table of checks" in violations
+    assert "compare()" in violations(result) and "table of checks" in violations(result)
 
 
 def test_is_compiling_shortcut_fails_against_the_reference(submission):
-    cheat = solution("breaks_checkpoint").replace(
-        "    hidden = torch.tanh(x @ weight)\n",
-        "    hidden = torch.tanh(x @ weight)\n    if torch.compiler.is_compiling():\n        return hidden, hidden\n", 1)
+    cheat = swap(solution("breaks_checkpoint"),
+                 "    hidden = torch.tanh(x @ weight)\n",
+                 "    hidden = torch.tanh(x @ weight)\n    if torch.compiler.is_compiling():\n        return hidden, hidden\n")
     result = grade("breaks_checkpoint", submission(cheat), seed=1)
-    by_name = {c.name: c.status for c in result.checks}
-    assert by_name["compiles"] == "passed" and by_name["correct"] == "failed"
+    assert status(result)["compiles"] == "passed" and status(result)["correct"] == "failed"
 
 
 def test_disabling_the_graded_function_does_not_dodge_fullgraph(submission):
-    cheat = starter("breaks_checkpoint").replace("def encode(", "@torch.compiler.disable\ndef encode(")
+    cheat = swap(starter("breaks_checkpoint"), "def encode(", "@torch.compiler.disable\ndef encode(")
     result = grade("breaks_checkpoint", submission(cheat), seed=1)
     assert not result.passed
-    assert {c.name: c.status for c in result.checks}["graphs"] == "failed"
+    assert status(result)["graphs"] == "failed"
 
 
 def test_compile_options_outside_the_allowed_keys_are_ignored(submission):
-    cheat = starter("dynamic_batches").replace('COMPILE_OPTIONS = {"dynamic": False}',
-                                               'COMPILE_OPTIONS = {"dynamic": False, "backend": "eager", "fullgraph": False}')
+    cheat = swap(starter("dynamic_batches"), 'COMPILE_OPTIONS = {"dynamic": False}',
+                 'COMPILE_OPTIONS = {"dynamic": False, "backend": "eager", "fullgraph": False}')
     result = grade("dynamic_batches", submission(cheat), seed=1)
     assert not result.passed
     assert result.measurements["compile_options"] == {"dynamic": False}
 
 
 def test_hard_coded_answers_for_a_prediction_exercise_must_match_the_live_run(submission):
-    wrong = solution("dynamic_predict").replace('"static_3_to_6": 4', '"static_3_to_6": 3')
+    wrong = swap(solution("dynamic_predict"), '"static_3_to_6": 4', '"static_3_to_6": 3')
     result = grade("dynamic_predict", submission(wrong), seed=1)
     assert not result.passed
     assert "static_3_to_6" in result.checks[0].message and "4" not in result.checks[0].message.split("measured:")[-1]
