@@ -1,17 +1,26 @@
-"""Grade the whole course (every solution and every starting file) and report the wall time.
+"""Grade the whole course (every solution and every starting file) and report wall time and memory.
 
-    python benchmarks/course_throughput.py [--workers 1 2] [--cold]
+    python benchmarks/course_throughput.py [--workers 1 2] [--cold] [--timed]
 
-Structure checks only run in the usual way; exercises with Inductor-based checks are reported
-separately (their cost is the compile, not the grading). Also reports the peak memory of one
-cold grading (the largest child's maximum resident set size).
+- Structure checks of every exercise (``costly=False``), warm (forked from a process with torch
+  imported), with 1 and 2 workers; ``--cold`` also times a fresh interpreter per grading.
+- ``--timed``: the timing checks' extra cost, from grading the solutions of the exercises that have
+  one with every check (warm, 1 worker).
+- Memory: the peak resident set of one grading child, and the peak of the whole process tree
+  (this process, the warm workers and every grading child) sampled every 50 ms while the class
+  is graded with the most workers.
+
+Every grading's verdict is compared with the expected one (solution passes, starter fails).
+A benchmark, not a test; docs/MEASUREMENTS.md records what it printed.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -21,48 +30,92 @@ sys.path.insert(0, str(ROOT))
 
 from autograder import discover, grade  # noqa: E402
 from autograder import zygote  # noqa: E402
+from autograder.exercise import COSTLY_KINDS  # noqa: E402
 
 
-def uses_inductor(exercise) -> bool:
-    return exercise.compile.get("backend") == "inductor" or any(
-        c.kind == "speed" and c.params.get("backend", "inductor") == "inductor" for c in exercise.checks)
+def tree_rss_mib(root_pid: int) -> float:
+    """Resident memory of ``root_pid`` and all its descendants (Linux /proc), MiB."""
+    children: dict[int, list[int]] = {}
+    rss = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(entry))
+            rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, IndexError, ValueError):
+            continue
+    total, todo = 0, [root_pid]
+    while todo:
+        pid = todo.pop()
+        total += rss.get(pid, 0)
+        todo.extend(children.get(pid, []))
+    return total / 2**20
 
 
-def run(jobs, workers: int, warm: bool) -> float:
+class PeakSampler(threading.Thread):
+    def __init__(self):
+        super().__init__(daemon=True)
+        self.peak, self.stop = 0.0, threading.Event()
+
+    def run(self):
+        while not self.stop.is_set():
+            self.peak = max(self.peak, tree_rss_mib(os.getpid()))
+            self.stop.wait(0.05)
+
+
+def run(jobs, workers: int, warm: bool, costly=False) -> tuple[float, list[str]]:
     if warm:
+        if zygote._shared is not None:
+            zygote._shared.close()
         zygote._shared = zygote.WarmPool(workers)
         zygote._shared.start()  # outside the timed part, as in a long-lived front end
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = list(pool.map(lambda job: grade(job[0], job[1], seed=1, warm=warm), jobs))
+        results = list(pool.map(lambda job: grade(job[0], job[1], seed=1, warm=warm, costly=costly), jobs))
     elapsed = time.perf_counter() - started
-    wrong = [r.exercise for r, job in zip(results, jobs) if r.passed != (job[2] == "solution")]
-    if wrong:
-        print(f"  unexpected verdicts: {wrong}")
-    return elapsed
+    wrong = [f"{job[0]} ({job[2]}: {r.status})" for r, job in zip(results, jobs) if r.passed != (job[2] == "solution")]
+    return elapsed, wrong
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--cold", action="store_true", help="also time cold gradings (a fresh interpreter each)")
+    parser.add_argument("--timed", action="store_true", help="also grade the timing exercises' solutions with every check")
     args = parser.parse_args()
     exercises = discover()
-    structure = [e for e in exercises if not uses_inductor(e)]
-    heavy = [e for e in exercises if uses_inductor(e)]
-    jobs = [(e.id, e.master, "solution") for e in structure] + [(e.id, e.starter, "starter") for e in structure]
-    print(f"{len(structure)} structure-only exercises ({len(jobs)} gradings); {len(heavy)} with Inductor checks")
+    jobs = [(e.id, e.master, "solution") for e in exercises] + [(e.id, e.starter, "starter") for e in exercises]
+    print(f"{len(exercises)} exercises, {len(jobs)} gradings (structure checks), {os.cpu_count()} CPUs, "
+          f"load average {os.getloadavg()[0]:.1f} at the start")
+    sampler = None
     for workers in args.workers:
-        print(f"  warm, {workers} worker(s): {run(jobs, workers, warm=True):.1f} s")
+        if workers == max(args.workers):
+            sampler = PeakSampler()
+            sampler.start()
+        elapsed, wrong = run(jobs, workers, warm=True)
+        if sampler:
+            sampler.stop.set()
+        print(f"  warm, {workers} worker(s): {elapsed:.1f} s ({elapsed / len(jobs):.2f} s per grading)"
+              + (f"; UNEXPECTED VERDICTS: {wrong}" if wrong else "; every verdict as expected"))
         if args.cold:
-            print(f"  cold, {workers} worker(s): {run(jobs, workers, warm=False):.1f} s")
-    if heavy:
-        heavy_jobs = [(e.id, e.master, "solution") for e in heavy] + [(e.id, e.starter, "starter") for e in heavy]
-        print(f"  Inductor exercises, warm, 1 worker: {run(heavy_jobs, 1, warm=True):.1f} s")
+            elapsed, wrong = run(jobs, workers, warm=False)
+            print(f"  cold, {workers} worker(s): {elapsed:.1f} s ({elapsed / len(jobs):.2f} s per grading)"
+                  + (f"; UNEXPECTED VERDICTS: {wrong}" if wrong else ""))
+    if sampler:
+        print(f"peak memory of the whole process tree while grading with {max(args.workers)} workers: {sampler.peak:.0f} MiB")
+    if args.timed:
+        timed = [(e.id, e.master, "solution") for e in exercises if any(c.kind in COSTLY_KINDS for c in e.checks)]
+        elapsed, wrong = run(timed, 1, warm=True, costly=True)
+        print(f"  timing checks: {len(timed)} solutions with every check, warm, 1 worker: {elapsed:.1f} s"
+              + (f"; UNEXPECTED VERDICTS: {wrong}" if wrong else ""))
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    grade(structure[0].id, structure[0].master, seed=1, warm=False)
+    heaviest = max(exercises, key=lambda e: len(e.checks))
+    grade(heaviest.id, heaviest.master, seed=1, warm=False)
     peak = max(before, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-    print(f"peak memory of one cold grading: {peak / 1024:.0f} MiB (max RSS of the largest child)")
+    print(f"peak memory of one grading child: {peak / 1024:.0f} MiB (largest max RSS of any child process of this run)")
 
 
 if __name__ == "__main__":
