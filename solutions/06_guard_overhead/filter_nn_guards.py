@@ -25,8 +25,8 @@
 # [[checks]]
 # kind = "guard_time"
 # min_ratio = 2.0
-# repeats = 3
-# rounds = 1
+# repeats = 7
+# rounds = 2
 # points = 2
 # ///
 """Make guard evaluation cheap for a model that never changes.

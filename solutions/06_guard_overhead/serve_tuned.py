@@ -38,8 +38,8 @@
 # [[checks]]
 # kind = "guard_time"
 # min_ratio = 2.0
-# repeats = 3
-# rounds = 1
+# repeats = 7
+# rounds = 2
 # points = 2
 # ///
 """Put the guard-overhead knobs together for a model that is served unchanged.

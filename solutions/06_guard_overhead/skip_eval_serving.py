@@ -29,8 +29,8 @@
 # [[checks]]
 # kind = "guard_time"
 # min_ratio = 1.5
-# repeats = 3
-# rounds = 1
+# repeats = 7
+# rounds = 2
 # points = 2
 # ///
 """Serve with guard evaluation skipped, once the warm-up is done.
