@@ -141,7 +141,7 @@ def cmd_grade_batch(args) -> int:
             submissions=Path(args.submissions).resolve(), out=Path(args.out).resolve() if args.out else None,
             exercise=args.exercise, exercises=_ids(args.exercises), workers=args.workers, timeout=args.timeout,
             seed=args.seed, shard=shard, memory_limit_gb=args.memory_limit, force=args.force, junit=args.junit,
-            summary_only=args.summary_only)
+            summary_only=args.summary_only, cold=args.cold)
         return batch.main(options)
     except batch.BatchUsageError as exc:
         return _usage(str(exc))
@@ -206,4 +206,6 @@ def add_commands(sub) -> None:
     p.add_argument("--force", action="store_true", help="regrade submissions that already have a result")
     p.add_argument("--junit", metavar="PATH", help="also write JUnit XML of every result")
     p.add_argument("--summary-only", action="store_true", help="grade nothing; write the summary of the results there are (e.g. after shards)")
+    p.add_argument("--cold", action="store_true", help="a fresh interpreter per grading instead of warm workers "
+                                                       "(slower: about 3 s more per grading)")
     p.set_defaults(run=cmd_grade_batch)

@@ -538,15 +538,15 @@ def missing_answer_message(exercise_id: str) -> str:
 
 
 def grade_source(exercise_id: str, source: str, *, seed=None, timeout=None, label: str = ANSWER_LABEL,
-                 costly: bool = True) -> Result:
+                 costly: bool = True, warm: bool | None = None) -> Result:
     """Grade an answer cell's source with ``grade()`` (a file in a temporary directory, a fresh child);
-    paths in the messages name ``label`` instead of the temporary file. ``costly`` as in ``grade()``."""
+    paths in the messages name ``label`` instead of the temporary file. ``costly`` and ``warm`` as in ``grade()``."""
     from .grader import grade
 
     with tempfile.TemporaryDirectory(prefix="autograder-answer-") as tmp:
         path = Path(tmp) / f"{exercise_id}.py"
         path.write_text(as_python(source), encoding="utf-8")
-        result = grade(exercise_id, path, seed=seed, timeout=timeout, costly=costly)
+        result = grade(exercise_id, path, seed=seed, timeout=timeout, costly=costly, warm=warm)
         return relabel(result, str(path), label)
 
 

@@ -9,14 +9,23 @@ The zygote itself never runs submission code.
 Protocol on the zygote's stdin/stdout: one JSON line per job in, one JSON line per result out.
 Used by the long-running front ends (watch, notebook checks, dev check, batches, the test suite);
 one-shot commands keep the cold ``runner.run_child``.
+
+Nothing outlives the grader. The zygote ends, killing its current grading child's process group
+first, when its control pipe closes (the grader exited or died, even by SIGKILL), when it gets
+SIGTERM, and, on Linux, when the grader process dies (``PR_SET_PDEATHSIG``, checked against the
+grader's pid, so that the end of the thread which started it does not count). A grading child is
+killed with its zygote (``PR_SET_PDEATHSIG`` again; a child that dropped to nobody loses that
+setting and is covered by the zygote killing it). A grading child never holds the control pipe.
 """
 
 from __future__ import annotations
 
 import atexit
+import ctypes
 import json
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
@@ -28,38 +37,126 @@ from .exercise import ROOT
 from .runner import OUTPUT_KEEP, ChildRun, child_environment, contain, drop_wanted
 
 _READY = "zygote-ready"
+_PR_SET_PDEATHSIG = 1
+_PARENT_GONE = signal.SIGUSR1  # what the kernel sends the zygote when the grader dies
+
+
+_prctl = None
+
+
+def _die_with_parent(signum: int, parent: int) -> bool:
+    """Have the kernel send ``signum`` to this process when its parent dies (Linux); False if the
+    parent ``parent`` is gone already. libc is looked up once, in the zygote, never after a fork."""
+    global _prctl
+    if _prctl is None:
+        try:
+            _prctl = ctypes.CDLL(None, use_errno=True).prctl
+        except (OSError, AttributeError):
+            _prctl = False
+    if _prctl:
+        _prctl(_PR_SET_PDEATHSIG, int(signum), 0, 0, 0)
+    return os.getppid() == parent
 
 
 # -- inside the zygote process ----------------------------------------------------------------
 
-def serve() -> None:
-    """The zygote's main loop (runs in its own process)."""
+_current_child: int | None = None  # the grading child now running, killed with the zygote
+_current_workdir: str | None = None
+
+
+def _kill_current_child() -> None:
+    pid = _current_child
+    if pid is None:
+        return
+    for kill in (os.killpg, os.kill):  # its session, and the child itself should it not have one yet
+        try:
+            kill(pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def _end(code: int = 0) -> None:
+    _kill_current_child()
+    if _current_workdir is not None:
+        shutil.rmtree(_current_workdir, ignore_errors=True)
+    os._exit(code)
+
+
+class _Control:
+    """The zygote's end of the control pipe: whole lines in, and EOF noticed even during a grading."""
+
+    def __init__(self, fd: int):
+        self.fd, self.buffer = fd, b""
+
+    def poll(self) -> None:
+        """Called when the pipe is readable: keep what arrived; end the zygote at EOF (the grader is gone)."""
+        chunk = os.read(self.fd, 65536)
+        if not chunk:
+            _end()
+        self.buffer += chunk
+
+    def readline(self) -> bytes:
+        while b"\n" not in self.buffer:
+            self.poll()
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line
+
+
+def serve(parent: int | None = None) -> None:
+    """The zygote's main loop (runs in its own process). ``parent``: the grader's pid; the zygote
+    ends, with its grading child, when that process dies."""
+    signal.signal(signal.SIGTERM, lambda signum, frame: _end(128 + signum))
+    if parent is not None:
+        # The kernel also signals when the *thread* that started us ends; only a new parent means the grader died.
+        signal.signal(_PARENT_GONE, lambda signum, frame: os.getppid() != parent and _end(128 + signum))
+        if not _die_with_parent(_PARENT_GONE, parent):
+            os._exit(70)
+    else:
+        _die_with_parent(0, os.getppid())  # 0: no signal; looks libc up before any fork
     sys.path.insert(0, str(ROOT))
     import torch  # noqa: F401 - the point of the zygote: imported once, shared by every fork
     import autograder._child as child
     import autograder.checks  # noqa: F401
     import autograder.probe  # noqa: F401
 
-    control_in = os.fdopen(os.dup(0), "r")
-    control_out = os.fdopen(os.dup(1), "w")
+    control = _Control(os.dup(0))
+    control_out = os.dup(1)
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
-    print(_READY, file=control_out, flush=True)
-    for line in control_in:
-        job = json.loads(line)
-        reply = _run_forked(child, job)
-        control_out.write(json.dumps(reply) + "\n")
-        control_out.flush()
+    os.dup2(devnull, 1)  # a grading child gets its own output pipe; nothing else may reach the grader
+    _write_line(control_out, _READY)
+    while True:
+        job = json.loads(control.readline())
+        reply = _run_forked(child, job, control, (control.fd, control_out))
+        _write_line(control_out, json.dumps(reply))
 
 
-def _run_forked(child, job: dict) -> dict:
+def _write_line(fd: int, text: str) -> None:
+    data = (text + "\n").encode()
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+    except OSError:  # BrokenPipeError: the grader is gone
+        _end()
+
+
+def _run_forked(child, job: dict, control: _Control | None = None, private=()) -> dict:
+    global _current_child, _current_workdir
     timeout = float(job.pop("timeout"))
+    memory_limit = job.pop("memory_limit", None)
     result_r, result_w = os.pipe()
     output_r, output_w = os.pipe()
-    workdir = tempfile.mkdtemp(prefix="autograder-")
+    workdir = _current_workdir = tempfile.mkdtemp(prefix="autograder-")
+    zygote = os.getpid()
     pid = os.fork()
     if pid == 0:  # the grading child
         try:
+            for signum in (signal.SIGTERM, _PARENT_GONE):
+                signal.signal(signum, signal.SIG_DFL)
+            if not _die_with_parent(signal.SIGKILL, zygote):
+                os._exit(70)
+            for fd in private:  # the control pipe: a submission must not read jobs or write replies
+                os.close(fd)
             os.setsid()
             os.close(result_r)
             os.close(output_r)
@@ -67,21 +164,38 @@ def _run_forked(child, job: dict) -> dict:
             os.dup2(output_w, 2)
             os.close(output_w)
             os.chdir(workdir)
+            if memory_limit:
+                _lower_address_space(int(memory_limit))
             child.run_job(job, result_w, contain(timeout))
         finally:
             os._exit(70)
+    _current_child = pid
     os.close(result_w)
     os.close(output_w)
-    result, output, timed_out = _collect(pid, result_r, output_r, timeout)
+    try:
+        result, output, timed_out = _collect(pid, result_r, output_r, timeout, control)
+    finally:
+        _current_child = None  # _collect killed its process group
     _, status = os.waitpid(pid, 0)
     subprocess.run(["rm", "-rf", workdir], check=False)
+    _current_workdir = None
     code = os.waitstatus_to_exitcode(status)
     return {"payload": result.decode("utf-8", "replace") if result else "", "output_tail": output.decode("utf-8", "replace")[-OUTPUT_KEEP:],
             "returncode": code, "timed_out": timed_out}
 
 
-def _collect(pid: int, result_fd: int, output_fd: int, timeout: float):
-    """Read the child's result and output until the result is in (or the deadline passes)."""
+def _lower_address_space(limit: int) -> None:
+    """A cap below the grader's own (``contain`` then keeps the lower of the two): a batch's --memory-limit."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _collect(pid: int, result_fd: int, output_fd: int, timeout: float, control: _Control | None = None):
+    """Read the child's result and output until the result is in (or the deadline passes). A closed
+    control pipe ends the zygote, and the child with it."""
     deadline = time.monotonic() + timeout
     result, output = b"", b""
     open_fds = {result_fd, output_fd}
@@ -91,8 +205,12 @@ def _collect(pid: int, result_fd: int, output_fd: int, timeout: float):
         if remaining <= 0:
             timed_out = result_fd in open_fds
             break
-        ready, _, _ = select.select(list(open_fds), [], [], min(remaining, 1.0))
+        watched = list(open_fds) + ([control.fd] if control is not None else [])
+        ready, _, _ = select.select(watched, [], [], min(remaining, 1.0))
         for fd in ready:
+            if control is not None and fd == control.fd:
+                control.poll()
+                continue
             chunk = os.read(fd, 65536)
             if not chunk:
                 open_fds.discard(fd)
@@ -114,14 +232,21 @@ def _collect(pid: int, result_fd: int, output_fd: int, timeout: float):
 # -- in the grader's process ------------------------------------------------------------------
 
 class WarmRunner:
-    """Runs jobs in children forked from one warm zygote; restarts the zygote if it dies."""
+    """Runs jobs in children forked from one warm zygote; restarts the zygote if it dies.
 
-    def __init__(self):
+    ``memory_limit`` (bytes): a lower address-space cap for every grading child (a batch's --memory-limit)."""
+
+    def __init__(self, memory_limit: int | None = None):
         self._process: subprocess.Popen | None = None
         self._lock = threading.Lock()
+        self.memory_limit = memory_limit
+        self.closed = False
 
     def _start(self) -> None:
-        launcher = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from autograder.zygote import serve; serve()"
+        if self.closed:
+            raise RuntimeError("the warm grading worker was closed")
+        launcher = (f"import sys; sys.path.insert(0, {str(ROOT)!r}); from autograder.zygote import serve; "
+                    f"serve({os.getpid()})")
         self._process = subprocess.Popen([sys.executable, "-I", "-c", launcher], stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child_environment(),
                                          cwd=tempfile.gettempdir(), start_new_session=True, text=True)
@@ -136,10 +261,11 @@ class WarmRunner:
                 if self._process is None or self._process.poll() is not None:
                     self._start()
                 try:
-                    self._process.stdin.write(json.dumps({**job, "timeout": timeout, "drop_privileges": drop_wanted()}) + "\n")
+                    extra = {"memory_limit": self.memory_limit} if self.memory_limit else {}
+                    self._process.stdin.write(json.dumps({**job, **extra, "timeout": timeout, "drop_privileges": drop_wanted()}) + "\n")
                     self._process.stdin.flush()
                     reply = self._read_reply(timeout + 30)
-                except (BrokenPipeError, OSError, TimeoutError, ValueError):
+                except (BrokenPipeError, OSError, TimeoutError, ValueError, AttributeError):  # AttributeError: closed meanwhile
                     reply = None
                 if reply is not None:
                     payload = None
@@ -162,33 +288,52 @@ class WarmRunner:
         line = self._process.stdout.readline()
         return json.loads(line) if line else None
 
-    def close(self) -> None:
-        if self._process is not None:
+    def close(self, final: bool = False) -> None:
+        """Stop the zygote: SIGTERM (it kills its grading child's session, then itself), SIGKILL to
+        its process group after 2 s. ``final``: never start another one."""
+        self.closed = self.closed or final
+        process, self._process = self._process, None
+        if process is None:
+            return
+        try:
+            process.terminate()
+            process.wait(timeout=2)
+        except (subprocess.TimeoutExpired, ProcessLookupError):
+            pass
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        process.wait()
+        for stream in (process.stdin, process.stdout):
             try:
-                os.killpg(self._process.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+                stream.close()
+            except OSError:
                 pass
-            self._process.wait()
-            self._process = None
 
 
 class WarmPool:
-    """Up to ``size`` warm runners, so that several threads can grade at once (one zygote each)."""
+    """Up to ``size`` warm runners, so that several threads can grade at once (one zygote each).
+    ``memory_limit`` as in WarmRunner."""
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, memory_limit: int | None = None):
         self.size = max(1, size)
+        self.memory_limit = memory_limit
         self._idle: list[WarmRunner] = []
         self._all: list[WarmRunner] = []
         self._lock = threading.Condition()
+        self.closed = False
 
     def run(self, job: dict, timeout: float) -> ChildRun:
         with self._lock:
-            while not self._idle and len(self._all) >= self.size:
+            while not self._idle and len(self._all) >= self.size and not self.closed:
                 self._lock.wait()
+            if self.closed:
+                raise RuntimeError("the warm grading pool was closed")
             if self._idle:
                 runner = self._idle.pop()
             else:
-                runner = WarmRunner()
+                runner = WarmRunner(self.memory_limit)
                 self._all.append(runner)
         try:
             return runner.run(job, timeout)
@@ -201,17 +346,30 @@ class WarmPool:
         """Start every zygote now rather than on first use (each takes seconds to import torch)."""
         with self._lock:
             while len(self._all) < self.size:
-                runner = WarmRunner()
+                runner = WarmRunner(self.memory_limit)
                 runner._start()
                 self._all.append(runner)
                 self._idle.append(runner)
 
     def close(self) -> None:
-        for runner in self._all:
-            runner.close()
+        """Stop every zygote (a grading in flight ends as a crash) and start none again."""
+        with self._lock:
+            self.closed = True
+            runners = list(self._all)
+            self._lock.notify_all()
+        for runner in runners:
+            runner.close(final=True)
 
 
 _shared: WarmPool | None = None
+
+
+def install(pool: WarmPool | None) -> WarmPool | None:
+    """Make ``pool`` what ``shared_runner()`` (so ``grade(..., warm=True)``) uses in this process;
+    returns the pool it replaces. A batch installs its own (its size, its memory limit)."""
+    global _shared
+    previous, _shared = _shared, pool
+    return previous
 
 
 def shared_runner() -> WarmPool:

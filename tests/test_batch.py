@@ -5,8 +5,10 @@ import io
 import json
 import os
 import signal
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -19,6 +21,7 @@ from autograder import batch
 from autograder.exercise import load
 from autograder.nbgrader_bridge import ANSWER_LINE, solution_code
 from autograder.result import CheckResult, Result
+from autograder.runner import drop_wanted
 
 BC, TT = "breaks_checkpoint", "trace_tolist"
 FIXED = solution_code(load(BC))
@@ -152,8 +155,52 @@ def test_usage_errors_exit_2(tmp_path):
     assert code == 2 and "--shard" in err
 
 
+def test_warm_batch_caps_each_grading_childs_memory_and_leaves_no_worker(tmp_path):
+    """The default (warm) batch: --memory-limit reaches the grading child forked from the warm
+    worker, and the batch's warm workers are gone when it returns."""
+    subs = tmp_path / "subs"
+    write(subs / "probe" / f"{BC}.py", "import resource\nraise RuntimeError(f'cap={resource.getrlimit(resource.RLIMIT_AS)}')\n")
+    options = batch.BatchOptions(submissions=subs, out=tmp_path / "out", memory_limit_gb=1.5, timeout=60, stream=io.StringIO())
+    from autograder import zygote
+
+    shared, before = zygote._shared, set(_zygotes())
+    assert batch.run_batch(options) == 0
+    record = json.loads((tmp_path / "out" / "results" / "probe" / f"{BC}.json").read_text())
+    assert f"cap=({3 * 2**29}, {3 * 2**29})" in record["result"]["message"], record["result"]["message"]
+    assert "memory" in record["result"]["extra"]["sandbox"]
+    assert "1 warm worker(s)" not in options.stream.getvalue() and "2 warm worker(s)" in options.stream.getvalue()
+    assert zygote._shared is shared, "the batch's own pool is uninstalled"
+    assert set(_zygotes()) <= before, "no warm worker outlives the batch"
+
+
+def _zygotes():
+    for pid in batch._descendants(os.getpid()):
+        try:
+            if b"zygote import serve" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                yield pid
+        except OSError:
+            pass
+
+
+def test_cold_batch_still_grades_in_a_fresh_interpreter_each(tmp_path):
+    from conftest import run_cli
+
+    subs = tmp_path / "subs"
+    write(subs / "a" / f"{BC}.py", "def encode(x\n")
+    write(subs / "b" / f"{BC}.py", "import os\nos._exit(0)\n")
+    code, _, err = run_cli("grade-batch", subs, "--out", tmp_path / "out", "--cold", "--timeout", "60")
+    assert code == 0, err
+    assert "2 cold worker(s)" in err
+    rows = {row["student"]: row for row in csv.DictReader((tmp_path / "out" / "summary.csv").open())}
+    assert rows["a"]["status"] == "error" and "syntax error" in rows["a"]["message"]
+    assert rows["b"]["status"] == "error" and "died" in rows["b"]["message"]
+    log = [json.loads(line) for line in (tmp_path / "out" / "batch-log.jsonl").read_text().splitlines()]
+    assert log[0]["mode"] == "cold"
+
+
 # -- slow: a real class ---------------------------------------------------------------------------
 
+AS_NOBODY = os.geteuid() == 0 and drop_wanted()
 LOOP_BOMB = "chunks = []\nwhile True:\n    chunks.append(b'x' * 2**26)  # touches every page\n"
 CLASS = {  # student -> (file name, content, expected status, text expected in the message)
     **{f"pass{n:02d}": (f"{BC}.py", FIXED + f"\n# student {n}\n", "passed", "Passed") for n in range(12)},
@@ -166,7 +213,9 @@ CLASS = {  # student -> (file name, content, expected status, text expected in t
     "os_exit": (f"{BC}.py", "import os\nos._exit(0)\n", "error", "died"),
     "syntax": (f"{BC}.py", "def encode(x, weight)\n    return x\n", "error", "syntax error"),
     "cheat": (f"{BC}.py", STARTER + "\ntorch.compile = lambda fn=None, **kw: fn\n", "failed", "Integrity"),
-    "kills_worker": (f"{BC}.py", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n", "error", "worker"),
+    # As root the submission runs as nobody and may not signal the grader's processes; otherwise its parent dies.
+    "kills_worker": (f"{BC}.py", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n", "error",
+                     "PermissionError" if AS_NOBODY else "died"),
     "notebook": ("01_dynamo_core/01_dynamo_core.ipynb", notebook(BC, FIXED), "passed", "Passed"),
 }
 
@@ -188,14 +237,24 @@ def _processes_with(text):
 @pytest.mark.slow
 def test_thirty_mixed_submissions_killed_halfway_then_resumed(tmp_path):
     assert len(CLASS) == 30
-    subs, out, tmp = tmp_path / "subs", tmp_path / "grades", tmp_path / "tmp"
-    tmp.mkdir()
+    subs, out = tmp_path / "subs", tmp_path / "grades"
+    # Every grading child works in a folder under here: orphans are easy to find. Not under tmp_path
+    # (pytest makes it 0700): a grading child that runs as nobody must be able to enter its folder.
+    tmp = Path(tempfile.mkdtemp(prefix="grade-batch-tmp-"))
+    tmp.chmod(0o755)
+    try:
+        _thirty_mixed_submissions(tmp_path, subs, out, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _thirty_mixed_submissions(tmp_path, subs, out, tmp):
     for student, (name, content, _, _) in CLASS.items():
         write(subs / student / name, content)
     command = [sys.executable, "-m", "autograder", "grade-batch", str(subs), "--out", str(out), "--workers", "2",
                "--timeout", "20", "--memory-limit", "3", "--junit", str(tmp_path / "class.xml")]
     env = {k: v for k, v in os.environ.items() if k != "AUTOGRADER_WARM"}
-    env["TMPDIR"] = str(tmp)  # every grading child works in a folder under here: orphans are easy to find
+    env["TMPDIR"] = str(tmp)
 
     first = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 300
