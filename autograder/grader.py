@@ -90,7 +90,8 @@ def _run(exercise, target: Path, shown: str, seed: int, timeout, warm, costly) -
         result = _error(exercise, shown, f"Grading stopped after {limit:.0f} s. Does your code loop forever, or wait for input? "
                         "Run the file yourself to see where it hangs.", seed, run.output_tail)
     elif payload is None:
-        result = _error(exercise, shown, f"The grading process died (exit status {run.returncode}) before it could report. "
+        how = f"exit status {run.returncode}" if run.returncode is not None else "its worker was killed with it"
+        result = _error(exercise, shown, f"The grading process died ({how}) before it could report. "
                         "Your code may crash Python, exit the process, or use too much memory; run the file yourself to see.",
                         seed, run.output_tail)
     elif not payload.get("ok"):
