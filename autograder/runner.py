@@ -63,14 +63,16 @@ def drop_wanted() -> bool:
 def nproc_limit() -> int:
     """RLIMIT_NPROC for the dropped user. The kernel counts every task (thread) of that user, those
     of every grading running at once included, and torch starts a pool of about one thread per core
-    in each grading; so the limit grows with the cores and the gradings at once (AUTOGRADER_WORKERS,
-    default the core count), and is never below 64: a fork bomb stops there, and the whole process
-    group is killed at the end of the grading anyway."""
+    in each grading (and the profiler more); so the limit grows with the cores and the gradings at
+    once (AUTOGRADER_WORKERS, default the core count), and is never below 256: other gradings on the
+    same machine (a test suite, a benchmark, a second batch) count too, and at 64 a profiled grading
+    failed to start a thread ("Resource temporarily unavailable") beside a busy test run. A fork
+    bomb stops at the limit, and the whole process group is killed at the end of the grading."""
     if os.environ.get(NPROC_SWITCH, "").isdigit():
         return max(8, int(os.environ[NPROC_SWITCH]))
     cpus = os.cpu_count() or 1
     workers = int(os.environ["AUTOGRADER_WORKERS"]) if os.environ.get("AUTOGRADER_WORKERS", "").isdigit() else cpus
-    return max(64, (2 * cpus + 16) * max(1, workers))
+    return max(256, (4 * cpus + 32) * max(1, workers))
 
 
 def _nobody() -> tuple[int, int]:
