@@ -18,8 +18,8 @@ touch ``torch._dynamo`` themselves: ``probe`` measures.
   measurement from a reset Dynamo (and, for Inductor, caches off and an empty cache folder),
   interleaved ``repeats`` times; the ratio of the fastest run of each side, at least ``min_ratio``;
 - ``guard_time`` (costly): mean "TorchDynamo Cache Lookup" time (the profiler's guard-evaluation
-  event) of the baseline over the submission, both warm, interleaved rounds, median ratio at least
-  ``min_ratio``. ``against = "starter"`` (the starting file as compiled by the grader) or
+  event) of the baseline over the submission, both warm, interleaved rounds; the ratio of each
+  side's fastest round at least ``min_ratio``. ``against = "starter"`` (the starting file as compiled by the grader) or
   ``"default"`` (the submission compiled with no guard filter and the exercise's allowed config
   keys at their defaults).
 """
@@ -177,10 +177,13 @@ def check_guard_time(spec, ctx: Context) -> CheckResult:
             pairs.append((before, after))
             ratios.append(before / max(after, 1e-3))
         probe.clean_state()
-    ratio = statistics.median(ratios)
+    # Other processes only ever add to a lookup's time, and a burst of load can land on one side of a
+    # pair: the ratio of each side's fastest round is steadier than the median of pair ratios (on
+    # the loaded 2-core machine a starter measured up to 3.3x against itself with the median).
+    ratio = min(b for b, _ in pairs) / max(min(a for _, a in pairs), 1e-3)
     ctx.measurement.__dict__.setdefault("timings", {})[spec.name] = {"ratio": ratio, "ratios": ratios, "lookup_us": pairs}
     ok = ratio >= p["min_ratio"]
     message = (f"Guard evaluation (profiler \"TorchDynamo Cache Lookup\", mean per call): {against} "
-               f"{statistics.median(b for b, _ in pairs):.1f} us, yours {statistics.median(a for _, a in pairs):.1f} us: "
-               f"{ratio:.2f}x less (median of {repeats} interleaved rounds); needs {p['min_ratio']}x.")
+               f"{statistics.median(b for b, _ in pairs):.1f} us, yours {statistics.median(a for _, a in pairs):.1f} us (medians); "
+               f"fastest round each: {ratio:.2f}x less ({repeats} interleaved rounds); needs {p['min_ratio']}x.")
     return CheckResult.outcome(spec, ok, message if ok else f"{message} {_lesson(spec, ctx.exercise)}")
