@@ -21,6 +21,7 @@ import importlib.util
 import json
 import os
 import sys
+import sysconfig
 import time
 import traceback
 
@@ -90,6 +91,35 @@ def _stdlib_unreadable() -> bool:
 
     paths = sysconfig.get_paths()
     return not all(os.access(paths[key], os.R_OK | os.X_OK) for key in ("stdlib", "platstdlib") if key in paths)
+
+
+def _readable_by_others(path: str) -> bool:
+    """Whether a user with no special rights can list ``path``: every folder on the way searchable."""
+    import stat
+
+    if not path or not os.path.isdir(path):
+        return False
+    parts = os.path.abspath(path).split(os.sep)
+    for depth in range(1, len(parts) + 1):
+        folder = os.sep.join(parts[:depth]) or os.sep
+        mode = os.stat(folder).st_mode
+        if not mode & stat.S_IXOTH or (depth == len(parts) and not mode & stat.S_IROTH):
+            return False
+    return True
+
+
+def inductor_blocks_the_drop(exercise) -> str | None:
+    """The reason to keep root for this grading, or None. Inductor on the CPU compiles C++ against
+    the interpreter's headers; where nobody cannot read them (an interpreter under /root, as on the
+    course's reference machine), an exercise graded with Inductor could not run at all as nobody."""
+    uses_inductor = exercise.compile.get("backend") == "inductor" or any(
+        spec.params.get("backend", "inductor" if spec.kind == "speed" else None) == "inductor" for spec in exercise.checks)
+    if not uses_inductor or not (hasattr(os, "geteuid") and os.geteuid() == 0):
+        return None
+    include = sysconfig.get_paths().get("include", "")
+    if _readable_by_others(include):
+        return None
+    return f"privileges kept: Inductor compiles C++ against {include}, which nobody cannot read here"
 
 
 def sandbox(job: dict, workdir: str) -> tuple[bool, str]:
@@ -281,13 +311,16 @@ def grade_in_child(job: dict) -> dict:
     path = job["submission"]
     raw = open(path, "rb").read()
     workdir = os.getcwd()
+    kept_for_inductor = inductor_blocks_the_drop(exercise)
+    if kept_for_inductor:
+        job["drop_privileges"] = False
     dropping = job.get("drop_privileges", True) and hasattr(os, "geteuid") and os.geteuid() == 0
     if dropping:  # a copy nobody can read but not change (the original may sit in a folder only root can enter)
         path = job["copy"] = _readonly_copy(workdir, os.path.basename(path), raw)
         if any(spec.kind == "reproducer" for spec in exercise.checks):
             _prestart_reproducers(job, exercise)
     dropped, how = sandbox(job, workdir)
-    job["sandbox"].append(how)
+    job["sandbox"].append(kept_for_inductor or how)
 
     # The submission.
     source = raw.decode("utf-8")

@@ -76,7 +76,8 @@ def warm(model, guard_filter_fn=None):
 # `guard_report(model, calls, options)` compiles with a guard filter that records how many guards
 # each compile offered and how many were kept, runs the calls, and reports the graph inputs of each
 # graph. `lookup_us(compiled, calls)` runs warm calls under the profiler and returns the mean
-# "Cache Lookup" time in microseconds. The baseline, for a 4-layer tower:
+# "Cache Lookup" time in microseconds; `best_of=5` keeps the lowest of five such runs, because other
+# programs on the machine can only add time. The baseline, for a 4-layer tower:
 
 # %%
 model = Tower()
@@ -84,7 +85,7 @@ base = guard_report(model, [(x,)], {})
 print(base)
 assert base["kept"] == base["offered"] and base["inputs"] == [9]
 deep = Tower(32)
-baseline_us = lookup_us(warm(deep), serve, rounds=3)
+baseline_us = lookup_us(warm(deep), serve, rounds=3, best_of=5)
 print(f"{base['offered']} guards for 4 layers; cache lookup of a 32-layer tower: {baseline_us:.1f} us per call")
 
 # %% [markdown]
@@ -170,7 +171,7 @@ assert kept["keep_tensor_guards_unsafe"] == 1
 # the module guards helped at all):
 
 # %%
-preset_us = {name: lookup_us(warm(deep, getattr(torch.compiler, name)), serve, rounds=3) for name in presets[:2]}
+preset_us = {name: lookup_us(warm(deep, getattr(torch.compiler, name)), serve, rounds=3, best_of=5) for name in presets[:2]}
 for name, us in {"default": baseline_us, **preset_us}.items():
     print(f"{name:>40}: {us:6.1f} us per lookup")
 assert preset_us["skip_guard_on_all_nn_modules_unsafe"] < baseline_us
@@ -228,7 +229,7 @@ check("filter_keeps_attr")
 assert config_defaults(["use_recursive_dict_tags_for_guards"]) == {"use_recursive_dict_tags_for_guards": False}
 with torch._dynamo.config.patch(use_recursive_dict_tags_for_guards=True):
     tags = guard_report(model, [(x,)], {})
-    tags_us = lookup_us(warm(deep), serve, rounds=3)
+    tags_us = lookup_us(warm(deep), serve, rounds=3, best_of=5)
     safe = after_scale_change(None)
 print(f"guards kept {tags['kept']}/{tags['offered']}; lookup {tags_us:.1f} us (default {baseline_us:.1f} us); "
       f"right after m.scale = 3.0: {safe}")
@@ -258,7 +259,7 @@ check("dict_tags_first")
 # %%
 compiled = warm(deep)
 with torch.compiler.set_stance(skip_guard_eval_unsafe=True):
-    stance_us = lookup_us(compiled, serve, rounds=3)
+    stance_us = lookup_us(compiled, serve, rounds=3, best_of=5)
 print(f"lookup with the stance {stance_us:.1f} us, default {baseline_us:.1f} us")
 assert stance_us < baseline_us
 
@@ -318,7 +319,7 @@ def measure(install_free_tensors=False, guard_filter_fn=None, stance=False):
     with torch._dynamo.config.patch(install_free_tensors=install_free_tensors):
         compiled = warm(deep, guard_filter_fn)
         with torch.compiler.set_stance(skip_guard_eval_unsafe=stance):
-            return lookup_us(compiled, serve, rounds=3), per_call_us(compiled)
+            return lookup_us(compiled, serve, rounds=3, best_of=5), per_call_us(compiled)
 
 
 steps = {

@@ -84,6 +84,18 @@ def test_inductor_fuses_a_pointwise_chain_on_cpu(fixture_master):
     result = grade("speed_fixture", path, seed=1, timeout=240)
     fast = next(c for c in result.checks if c.name == "fast")
     assert fast.status == "passed", fast.message
+    # As root, the child drops to nobody unless nobody cannot read the headers Inductor compiles
+    # against (an interpreter under /root): then it keeps root and the result says why.
+    import os
+    import sysconfig
+
+    from autograder._child import _readable_by_others
+
+    sandbox = " ".join(result.extra.get("sandbox", []))
+    if os.geteuid() == 0 and not _readable_by_others(sysconfig.get_paths()["include"]):
+        assert "privileges kept: Inductor compiles C++" in sandbox, sandbox
+    elif os.geteuid() == 0:
+        assert "ran as nobody" in sandbox, sandbox
 
 
 def test_structure_only_runs_skip_timing_checks(fixture_master):
