@@ -7,14 +7,14 @@ The grader calls `run(model, x, phase)` 22 times: 2 "warmup" calls (a float32 an
 batch), then 20 "serve" calls that alternate the two dtypes. Make at least 8 serving calls run
 under `torch.compiler.set_stance(skip_guard_eval_unsafe=True)`, and keep every answer right: the
 stance may not be entered before both dtypes have compiled. The grader also wants the cache
-lookup time (mean over all 22 calls, warm-up included) at least 1.5x lower than the starting code's.
+lookup time (mean over all 22 calls, warm-up included) at least 2x lower than the starting code's.
 """
 
 import torch
 
 
 class Tower(torch.nn.Module):
-    def __init__(self, depth=32):
+    def __init__(self, depth=96):
         super().__init__()
         self.layers = torch.nn.ModuleList([torch.nn.Linear(8, 8, dtype=torch.float64) for _ in range(depth)])
         self.scale = 2.0
