@@ -30,28 +30,19 @@ sys.path.insert(0, str(ROOT))
 
 from autograder import discover, grade  # noqa: E402
 from autograder import zygote  # noqa: E402
+from autograder.batch import _descendants  # noqa: E402
 from autograder.exercise import COSTLY_KINDS  # noqa: E402
 
 
 def tree_rss_mib(root_pid: int) -> float:
     """Resident memory of ``root_pid`` and all its descendants (Linux /proc), MiB."""
-    children: dict[int, list[int]] = {}
-    rss = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
+    total = 0
+    for pid in [root_pid, *_descendants(root_pid)]:
         try:
-            with open(f"/proc/{entry}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-            children.setdefault(int(fields[1]), []).append(int(entry))
-            rss[int(entry)] = int(fields[21]) * os.sysconf("SC_PAGE_SIZE")
+            with open(f"/proc/{pid}/statm") as statm:
+                total += int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
         except (OSError, IndexError, ValueError):
-            continue
-    total, todo = 0, [root_pid]
-    while todo:
-        pid = todo.pop()
-        total += rss.get(pid, 0)
-        todo.extend(children.get(pid, []))
+            continue  # gone since the walk
     return total / 2**20
 
 
