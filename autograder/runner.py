@@ -17,7 +17,8 @@ from .exercise import ROOT
 
 OUTPUT_KEEP = 8000  # characters of the child's output kept for the learner
 _PASS_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TORCHINDUCTOR_CACHE_DIR", "CUDA_VISIBLE_DEVICES",
-             "OMP_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "VIRTUAL_ENV")
+             "OMP_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "VIRTUAL_ENV",
+             "AUTOGRADER_PREIMPORT")
 
 
 MEMORY_LIMIT = 4 << 30  # address space of one grading; torch with the eager backend peaks below 1 GiB

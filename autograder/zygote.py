@@ -4,7 +4,9 @@ Starting a child costs about 3 s here, almost all of it ``import torch`` and ``t
 zygote pays that once; each grading then runs in a child forked from it, which starts with
 torch imported but has never compiled anything, so every grading still begins from a clean Dynamo
 state and nothing one submission does can reach the next (a fork shares no memory afterwards).
-The zygote itself never runs submission code.
+The zygote itself never runs submission code, and never compiles: the modules torch imports
+lazily on its first compile (0.4 s of each grading otherwise) it imports once, by name, after a
+throwaway child has compiled the grader's own warm-up program (``_ModuleLearner``).
 
 Protocol on the zygote's stdin/stdout: one JSON line per job in, one JSON line per result out.
 Used by the long-running front ends (watch, notebook checks, dev check, batches, the test suite);
@@ -37,6 +39,10 @@ from .exercise import ROOT
 from .runner import OUTPUT_KEEP, ChildRun, child_environment, contain, drop_wanted
 
 _READY = "zygote-ready"
+# What the zygote does about the modules torch imports on its first compile (_ModuleLearner):
+# "background" (default) learns them beside the first gradings, "first" before it says it is ready
+# (steady-state measurements, tests), "0" not at all (a grading then imports them itself).
+LEARN_SWITCH = "AUTOGRADER_PREIMPORT"
 _PR_SET_PDEATHSIG = 1
 _PARENT_GONE = signal.SIGUSR1  # what the kernel sends the zygote when the grader dies
 
@@ -124,11 +130,87 @@ def serve(parent: int | None = None) -> None:
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)  # a grading child gets its own output pipe; nothing else may reach the grader
+    mode = os.environ.get(LEARN_SWITCH, "background")
+    learner = _ModuleLearner((control.fd, control_out)) if mode != "0" else None
+    if learner is not None and mode == "first":
+        while not learner.read():
+            pass
+        learner.finish()
+        learner = None
     _write_line(control_out, _READY)
     while True:
+        while learner is not None and b"\n" not in control.buffer:  # idle: wait for a job or the learner's report
+            ready, _, _ = select.select([control.fd, learner.read_fd], [], [])
+            if learner.read_fd in ready and learner.read():
+                learner.finish()
+                learner = None
+            if control.fd in ready:
+                control.poll()
         job = json.loads(control.readline())
-        reply = _run_forked(child, job, control, (control.fd, control_out))
+        private = (control.fd, control_out) + ((learner.read_fd,) if learner is not None else ())
+        reply = _run_forked(child, job, control, private)
         _write_line(control_out, json.dumps(reply))
+
+
+class _ModuleLearner:
+    """Learns which modules torch imports lazily on its first compile (about 600 here, 0.4 s of
+    every grading), so that the zygote imports them once. Which ones depends on the torch version,
+    so a throwaway child forked from the zygote compiles the grader's own warm-up program
+    (``probe.warm_up_compiler``, never a submission) and reports the new names in the order they
+    came; the zygote then imports those names and nothing else. No compiled state comes along:
+    only modules. The child runs beside the first gradings, so the zygote is ready as soon as
+    torch is imported; the zygote imports the names between two gradings."""
+
+    def __init__(self, private=()):
+        self.read_fd, write_fd = os.pipe()
+        self.data, self.imported = b"", []
+        zygote = os.getpid()
+        self.pid = os.fork()
+        if self.pid == 0:
+            try:
+                _die_with_parent(signal.SIGKILL, zygote)
+                for fd in (self.read_fd, *private):
+                    os.close(fd)
+                from autograder import probe
+
+                before = set(sys.modules)
+                probe.warm_up_compiler()
+                names = [name for name in sys.modules if name not in before]
+                with os.fdopen(write_fd, "w") as channel:
+                    channel.write(json.dumps(names))
+            finally:
+                os._exit(0)
+        os.close(write_fd)
+
+    def read(self) -> bool:
+        """Take what the child wrote (call when readable); True once it is all in."""
+        chunk = os.read(self.read_fd, 65536)
+        self.data += chunk
+        return not chunk
+
+    def finish(self) -> list[str]:
+        """Stop the child and import what it reported; returns the names imported."""
+        import importlib
+
+        os.close(self.read_fd)
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(self.pid, 0)
+        try:
+            names = json.loads(self.data) if self.data else []
+        except ValueError:
+            names = []
+        for name in names if isinstance(names, list) else []:
+            if not isinstance(name, str) or name == "__main__":
+                continue
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 - a module that only imports mid-compile: the grading imports it then
+                continue
+            self.imported.append(name)
+        return self.imported
 
 
 def _write_line(fd: int, text: str) -> None:

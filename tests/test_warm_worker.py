@@ -42,3 +42,60 @@ def test_a_submission_that_kills_the_warm_worker_is_a_crash_and_the_worker_resta
     else:
         assert "died" in result.message
     assert grade("breaks_checkpoint", ROOT / "solutions/01_dynamo_core/breaks_checkpoint.py", seed=3, warm=True).passed
+
+
+LEARN = """
+import json, sys, torch
+sys.path.insert(0, {root!r})
+from autograder import zygote
+from torch._dynamo.utils import counters
+learner = zygote._ModuleLearner()
+while not learner.read():
+    pass
+names = learner.finish()
+compiled_here = {{k: dict(v) for k, v in counters.items() if v}}
+before = set(sys.modules)
+def other(x):
+    y = x.tanh() * 3
+    if y.sum() > 0:
+        y = y - 1
+    return y.exp()
+compiled = torch.compile(other, backend="eager")
+compiled(torch.randn(4)); compiled(torch.randn(5))
+print(json.dumps({{"imported": names, "compiled_here": compiled_here, "still_new": sorted(set(sys.modules) - before)}}))
+"""
+
+
+def test_the_warm_worker_takes_modules_from_its_warm_up_child_and_no_compiled_state():
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", LEARN.format(root=str(ROOT))], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert len(report["imported"]) > 100 and any(name.startswith("torch._functorch") for name in report["imported"])
+    assert report["compiled_here"] == {}, "the zygote itself must never compile: only its throwaway child does"
+    # What compiling imports is there already: a grading's first compile has (almost) nothing left to import.
+    assert len(report["still_new"]) < 10, report["still_new"]
+
+
+def test_a_warm_worker_that_imported_everything_first_agrees_with_a_cold_child(monkeypatch):
+    from autograder import zygote
+
+    monkeypatch.setenv("AUTOGRADER_PREIMPORT", "first")
+    pool = zygote.WarmPool(1)
+    previous = zygote.install(pool)
+    try:
+        for exercise, path in (("recompile_global_log", STARTER),
+                               ("logs_breaks_guards", ROOT / "solutions/07_observability/logs_breaks_guards.py"),
+                               ("ablate_stage", ROOT / "solutions/08_reporting_issues/ablate_stage.py")):
+            cold = grade(exercise, path, seed=5, warm=False)
+            warm = grade(exercise, path, seed=5, warm=True)
+            assert (cold.status, cold.score) == (warm.status, warm.score), exercise
+            assert [c.status for c in cold.checks] == [c.status for c in warm.checks], exercise
+            for key in ("graphs", "recompiles", "compiled_calls", "graph_breaks"):
+                assert cold.measurements[key] == warm.measurements[key], (exercise, key)
+    finally:
+        zygote.install(previous)
+        pool.close()
