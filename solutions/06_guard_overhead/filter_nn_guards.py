@@ -34,7 +34,7 @@
 The grader compiles `make_model()` (32 Linear layers) with the `guard_filter_fn` you put in
 `COMPILE_OPTIONS` and calls it 6 times; nothing about the model changes between calls. Keep at
 most 25 guards (the default keeps about 300), and cut the profiler's "TorchDynamo Cache Lookup"
-time at least 2x against the starting code.
+time of a typical call (the median) at least 2x against the starting code.
 """
 
 import torch

@@ -28,7 +28,7 @@
 #
 # [[checks]]
 # kind = "guard_time"
-# min_ratio = 2.0
+# min_ratio = 4.0
 # repeats = 7
 # rounds = 2
 # points = 2
@@ -38,8 +38,8 @@
 The grader calls `run(model, x, phase)` 22 times: 2 "warmup" calls (a float32 and a float64
 batch), then 20 "serve" calls that alternate the two dtypes. Make at least 8 serving calls run
 under `torch.compiler.set_stance(skip_guard_eval_unsafe=True)`, and keep every answer right: the
-stance may not be entered before both dtypes have compiled. The grader also wants the cache
-lookup time (mean over all 22 calls, warm-up included) at least 2x lower than the starting code's.
+stance may not be entered before both dtypes have compiled. The grader also wants a typical
+call's cache lookup time (the median over the 22 calls) at least 4x lower than the starting code's.
 """
 
 import torch
