@@ -12,7 +12,7 @@ model's parameters and attributes never change. Make:
 - at most 60 guards kept, summed over the compiles;
 - at least 8 serving calls run under `set_stance(skip_guard_eval_unsafe=True)`;
 - every answer right, for both batch sizes;
-- a typical call's cache lookup time (the median over the 22 calls) at least 3x lower than the
+- a typical call's cache lookup time (the median over the 22 calls) at least 2x lower than the
   starting code's.
 """
 

@@ -37,7 +37,7 @@
 #
 # [[checks]]
 # kind = "guard_time"
-# min_ratio = 3.0
+# min_ratio = 2.0
 # repeats = 7
 # rounds = 2
 # points = 2
@@ -53,7 +53,7 @@ model's parameters and attributes never change. Make:
 - at most 60 guards kept, summed over the compiles;
 - at least 8 serving calls run under `set_stance(skip_guard_eval_unsafe=True)`;
 - every answer right, for both batch sizes;
-- a typical call's cache lookup time (the median over the 22 calls) at least 3x lower than the
+- a typical call's cache lookup time (the median over the 22 calls) at least 2x lower than the
   starting code's.
 """
 
