@@ -122,6 +122,29 @@ def inductor_blocks_the_drop(exercise) -> str | None:
     return f"privileges kept: Inductor compiles C++ against {include}, which nobody cannot read here"
 
 
+def closed_package_folder(folders=None) -> str | None:
+    """The first folder a grading imports code from that nobody cannot enter, or None. Dynamo
+    imports parts of torch while it compiles, after the drop; a course kept under a folder closed
+    to others (a 0700 home or ``mktemp -d`` folder) would fail every grading as nobody with
+    ModuleNotFoundError. ``folders``: torch's and the autograder's package folders by default."""
+    if folders is None:
+        import torch
+
+        folders = [os.path.dirname(os.path.realpath(torch.__file__)), os.path.dirname(os.path.realpath(__file__))]
+    return next((folder for folder in folders if not _readable_by_others(folder)), None)
+
+
+def packages_block_the_drop() -> str | None:
+    """The reason to keep root for every grading here, or None (see ``closed_package_folder``)."""
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0):
+        return None
+    folder = closed_package_folder()
+    if folder is None:
+        return None
+    return (f"privileges kept: nobody cannot read {folder} (a folder above it is closed to others); "
+            "to grade as nobody, keep the course and its environment where others may read them (chmod o+rx)")
+
+
 def sandbox(job: dict, workdir: str) -> tuple[bool, str]:
     """Become nobody if root (and not switched off); after it, unreadable stdlib modules say why."""
     from autograder.runner import drop_privileges
@@ -311,8 +334,8 @@ def grade_in_child(job: dict) -> dict:
     path = job["submission"]
     raw = open(path, "rb").read()
     workdir = os.getcwd()
-    kept_for_inductor = inductor_blocks_the_drop(exercise)
-    if kept_for_inductor:
+    kept_root = packages_block_the_drop() or inductor_blocks_the_drop(exercise)
+    if kept_root:
         job["drop_privileges"] = False
     dropping = job.get("drop_privileges", True) and hasattr(os, "geteuid") and os.geteuid() == 0
     if dropping:  # a copy nobody can read but not change (the original may sit in a folder only root can enter)
@@ -320,7 +343,7 @@ def grade_in_child(job: dict) -> dict:
         if any(spec.kind == "reproducer" for spec in exercise.checks):
             _prestart_reproducers(job, exercise)
     dropped, how = sandbox(job, workdir)
-    job["sandbox"].append(kept_for_inductor or how)
+    job["sandbox"].append(kept_root or how)
 
     # The submission.
     source = raw.decode("utf-8")

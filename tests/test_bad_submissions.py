@@ -4,6 +4,8 @@ import time
 
 import pytest
 
+from autograder._child import closed_package_folder
+
 from autograder.grader import grade
 from conftest import ROOT
 
@@ -126,12 +128,14 @@ def test_huge_file_writes_are_cut_off(submission):
 # -- the sandbox of a grading started by root (CI runs as root; elsewhere these are skipped) ----------
 
 import os
+import shutil
 import stat
 import sysconfig
 import tempfile
 
-as_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
-                             reason="the grading child drops privileges only when the grader runs as root")
+as_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or closed_package_folder() is not None,
+                             reason="the grading child drops privileges only when the grader runs as root, "
+                                    "and only where nobody can read torch and the autograder")
 
 
 def _readable_by_others(path) -> bool:
@@ -237,3 +241,21 @@ def test_the_drop_can_be_switched_off_for_debugging_and_says_so(submission, monk
     result = _grade(submission("import os\nraise RuntimeError(f'uid={os.getuid()}')\n"))
     assert "uid=0" in result.message
     assert "privileges kept: AUTOGRADER_DROP_PRIVILEGES=0" in result.extra["sandbox"]
+
+
+def test_a_course_in_a_folder_closed_to_others_is_graded_as_root_with_the_reason():
+    # Dynamo imports parts of torch while compiling, after the drop: as nobody, a course under a
+    # 0700 folder (a home folder, `mktemp -d`) failed every grading with ModuleNotFoundError.
+    base = tempfile.mkdtemp()
+    try:
+        os.chmod(base, 0o755)
+        if not _readable_by_others(os.path.dirname(base)):
+            pytest.skip("the temporary folder's parent is closed to others here")
+        for name, mode in (("open", 0o755), ("closed", 0o700)):
+            os.makedirs(os.path.join(base, name, "torch"))
+            os.chmod(os.path.join(base, name), mode)
+        opened, closed = os.path.join(base, "open", "torch"), os.path.join(base, "closed", "torch")
+        assert closed_package_folder([opened]) is None
+        assert closed_package_folder([opened, closed]) == closed
+    finally:
+        shutil.rmtree(base, ignore_errors=True)

@@ -89,10 +89,12 @@ def test_inductor_fuses_a_pointwise_chain_on_cpu(fixture_master):
     import os
     import sysconfig
 
-    from autograder._child import _readable_by_others
+    from autograder._child import _readable_by_others, closed_package_folder
 
     sandbox = " ".join(result.extra.get("sandbox", []))
-    if os.geteuid() == 0 and not _readable_by_others(sysconfig.get_paths()["include"]):
+    if os.geteuid() == 0 and closed_package_folder() is not None:
+        assert "privileges kept: nobody cannot read" in sandbox, sandbox
+    elif os.geteuid() == 0 and not _readable_by_others(sysconfig.get_paths()["include"]):
         assert "privileges kept: Inductor compiles C++" in sandbox, sandbox
     elif os.geteuid() == 0:
         assert "ran as nobody" in sandbox, sandbox
