@@ -132,19 +132,15 @@ def serve(parent: int | None = None) -> None:
     os.dup2(devnull, 1)  # a grading child gets its own output pipe; nothing else may reach the grader
     mode = os.environ.get(LEARN_SWITCH, "background")
     learner = _ModuleLearner((control.fd, control_out)) if mode != "0" else None
-    if learner is not None and mode == "first":
-        while not learner.read():
-            pass
-        learner.finish()
-        learner = None
+    while learner is not None and mode == "first":
+        if learner.wait_for_report(()):
+            learner = None
     _write_line(control_out, _READY)
     while True:
         while learner is not None and b"\n" not in control.buffer:  # idle: wait for a job or the learner's report
-            ready, _, _ = select.select([control.fd, learner.read_fd], [], [])
-            if learner.read_fd in ready and learner.read():
-                learner.finish()
+            if learner.wait_for_report((control.fd,)):
                 learner = None
-            if control.fd in ready:
+            else:
                 control.poll()
         job = json.loads(control.readline())
         private = (control.fd, control_out) + ((learner.read_fd,) if learner is not None else ())
@@ -161,7 +157,10 @@ class _ModuleLearner:
     only modules. The child runs beside the first gradings, so the zygote is ready as soon as
     torch is imported; the zygote imports the names between two gradings."""
 
+    LIMIT_S = 120.0
+
     def __init__(self, private=()):
+        self.deadline = time.monotonic() + self.LIMIT_S
         self.read_fd, write_fd = os.pipe()
         self.data, self.imported = b"", []
         zygote = os.getpid()
@@ -182,11 +181,25 @@ class _ModuleLearner:
                 os._exit(0)
         os.close(write_fd)
 
-    def read(self) -> bool:
-        """Take what the child wrote (call when readable); True once it is all in."""
-        chunk = os.read(self.read_fd, 65536)
-        self.data += chunk
-        return not chunk
+    def wait_for_report(self, others=()) -> bool:
+        """Wait until the child's report is in (then import it: True) or one of ``others`` is
+        readable (False). A child that has not reported within ``LIMIT_S`` is killed and nothing is
+        imported: gradings then import what they need themselves, as without the learner."""
+        while True:
+            remaining = self.deadline - time.monotonic()
+            ready, _, _ = select.select([self.read_fd, *others], [], [], max(0.0, remaining))
+            if self.read_fd in ready:
+                chunk = os.read(self.read_fd, 65536)
+                self.data += chunk
+                if not chunk:
+                    self.finish()
+                    return True
+            elif not ready:  # past the deadline
+                self.data = b""
+                self.finish()
+                return True
+            if any(fd in ready for fd in others):
+                return False
 
     def finish(self) -> list[str]:
         """Stop the child and import what it reported; returns the names imported."""

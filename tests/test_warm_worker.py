@@ -50,9 +50,8 @@ sys.path.insert(0, {root!r})
 from autograder import zygote
 from torch._dynamo.utils import counters
 learner = zygote._ModuleLearner()
-while not learner.read():
-    pass
-names = learner.finish()
+assert learner.wait_for_report()
+names = learner.imported
 compiled_here = {{k: dict(v) for k, v in counters.items() if v}}
 before = set(sys.modules)
 def other(x):
@@ -78,6 +77,30 @@ def test_the_warm_worker_takes_modules_from_its_warm_up_child_and_no_compiled_st
     assert report["compiled_here"] == {}, "the zygote itself must never compile: only its throwaway child does"
     # What compiling imports is there already: a grading's first compile has (almost) nothing left to import.
     assert len(report["still_new"]) < 10, report["still_new"]
+
+
+def test_a_warm_up_child_that_never_reports_is_killed_and_nothing_is_imported():
+    import subprocess
+    import sys
+
+    script = (f"import sys, time; sys.path.insert(0, {str(ROOT)!r})\n"
+              "import autograder.probe as probe\n"
+              "probe.warm_up_compiler = lambda: time.sleep(600)  # a warm-up that hangs\n"
+              "from autograder import zygote\n"
+              "zygote._ModuleLearner.LIMIT_S = 2.0\n"
+              "started = time.monotonic()\n"
+              "learner = zygote._ModuleLearner()\n"
+              "assert learner.wait_for_report() and learner.imported == []\n"
+              "import os\n"
+              "try:\n"
+              "    os.kill(learner.pid, 0)\n"
+              "    raise SystemExit('the warm-up child is still alive')\n"
+              "except ProcessLookupError:\n"
+              "    pass\n"
+              "print(round(time.monotonic() - started, 1))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert float(done.stdout.strip()) < 10
 
 
 def test_a_warm_worker_that_imported_everything_first_agrees_with_a_cold_child(monkeypatch):
