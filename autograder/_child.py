@@ -93,17 +93,22 @@ def _stdlib_unreadable() -> bool:
     return not all(os.access(paths[key], os.R_OK | os.X_OK) for key in ("stdlib", "platstdlib") if key in paths)
 
 
+def _running_as_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
 def _readable_by_others(path: str) -> bool:
-    """Whether a user with no special rights can list ``path``: every folder on the way searchable."""
+    """Whether a user with no special rights can read ``path`` (a file, or a folder to list): every
+    folder on the way searchable by others, and ``path`` itself readable by them."""
     import stat
 
-    if not path or not os.path.isdir(path):
+    if not path or not os.path.exists(path):
         return False
-    parts = os.path.abspath(path).split(os.sep)
+    parts = os.path.realpath(path).split(os.sep)
     for depth in range(1, len(parts) + 1):
-        folder = os.sep.join(parts[:depth]) or os.sep
-        mode = os.stat(folder).st_mode
-        if not mode & stat.S_IXOTH or (depth == len(parts) and not mode & stat.S_IROTH):
+        mode = os.stat(os.sep.join(parts[:depth]) or os.sep).st_mode
+        last = depth == len(parts)
+        if (stat.S_ISDIR(mode) and not mode & stat.S_IXOTH) or (last and not mode & stat.S_IROTH):
             return False
     return True
 
@@ -114,7 +119,7 @@ def inductor_blocks_the_drop(exercise) -> str | None:
     course's reference machine), an exercise graded with Inductor could not run at all as nobody."""
     uses_inductor = exercise.compile.get("backend") == "inductor" or any(
         spec.params.get("backend", "inductor" if spec.kind == "speed" else None) == "inductor" for spec in exercise.checks)
-    if not uses_inductor or not (hasattr(os, "geteuid") and os.geteuid() == 0):
+    if not uses_inductor or not _running_as_root():
         return None
     include = sysconfig.get_paths().get("include", "")
     if _readable_by_others(include):
@@ -136,7 +141,7 @@ def closed_package_folder(folders=None) -> str | None:
 
 def packages_block_the_drop() -> str | None:
     """The reason to keep root for every grading here, or None (see ``closed_package_folder``)."""
-    if not (hasattr(os, "geteuid") and os.geteuid() == 0):
+    if not _running_as_root():
         return None
     folder = closed_package_folder()
     if folder is None:
@@ -150,7 +155,7 @@ def sandbox(job: dict, workdir: str) -> tuple[bool, str]:
     from autograder.runner import drop_privileges
 
     wanted = job.get("drop_privileges", True)
-    if wanted and hasattr(os, "geteuid") and os.geteuid() == 0:
+    if wanted and _running_as_root():
         preload()
     dropped, how = drop_privileges(workdir, wanted=wanted)
     if dropped and _stdlib_unreadable():
@@ -337,7 +342,7 @@ def grade_in_child(job: dict) -> dict:
     kept_root = packages_block_the_drop() or inductor_blocks_the_drop(exercise)
     if kept_root:
         job["drop_privileges"] = False
-    dropping = job.get("drop_privileges", True) and hasattr(os, "geteuid") and os.geteuid() == 0
+    dropping = job.get("drop_privileges", True) and _running_as_root()
     if dropping:  # a copy nobody can read but not change (the original may sit in a folder only root can enter)
         path = job["copy"] = _readonly_copy(workdir, os.path.basename(path), raw)
         if any(spec.kind == "reproducer" for spec in exercise.checks):

@@ -21,9 +21,10 @@ touch ``torch._dynamo`` themselves: ``probe`` measures.
   guard-evaluation event) of the baseline over the submission, both warm, interleaved rounds; the
   ratio of each side's fastest round at least ``min_ratio``. The median, not the mean: a fix that
   skips guard evaluation after warm-up is judged by its serving calls, and on the 2-core reference
-  machine the mean let two identical starters measure 2x apart (docs/MEASUREMENTS.md). ``against = "starter"`` (the starting file as compiled by the grader) or
-  ``"default"`` (the submission compiled with no guard filter and the exercise's allowed config
-  keys at their defaults).
+  machine the mean let two identical starters measure 2x apart (docs/MEASUREMENTS.md).
+  ``against = "starter"`` (the starting file as compiled by the grader) or ``"default"`` (the
+  submission compiled with no guard filter and the exercise's allowed config keys at their
+  defaults).
 """
 
 from __future__ import annotations

@@ -4,8 +4,7 @@ import time
 
 import pytest
 
-from autograder._child import closed_package_folder
-
+from autograder._child import _readable_by_others, closed_package_folder
 from autograder.grader import grade
 from conftest import ROOT
 
@@ -129,25 +128,12 @@ def test_huge_file_writes_are_cut_off(submission):
 
 import os
 import shutil
-import stat
 import sysconfig
 import tempfile
 
 as_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or closed_package_folder() is not None,
                              reason="the grading child drops privileges only when the grader runs as root, "
                                     "and only where nobody can read torch and the autograder")
-
-
-def _readable_by_others(path) -> bool:
-    """Whether nobody can read ``path``: every folder above it lets others in."""
-    path = os.path.realpath(path)
-    while True:
-        if not os.stat(path).st_mode & stat.S_IROTH or (os.path.isdir(path) and not os.stat(path).st_mode & stat.S_IXOTH):
-            return False
-        parent = os.path.dirname(path)
-        if parent == path:
-            return True
-        path = parent
 
 
 @as_root
