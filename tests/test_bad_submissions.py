@@ -4,7 +4,7 @@ import time
 
 import pytest
 
-from autograder._child import _readable_by_others, closed_package_folder
+from autograder._child import _readable_by_others, closed_package_folder, packages_block_the_drop
 from autograder.grader import grade
 from conftest import ROOT
 
@@ -131,7 +131,7 @@ import shutil
 import sysconfig
 import tempfile
 
-as_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or closed_package_folder() is not None,
+as_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or packages_block_the_drop() is not None,
                              reason="the grading child drops privileges only when the grader runs as root, "
                                     "and only where nobody can read torch and the autograder")
 
