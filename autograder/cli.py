@@ -10,11 +10,11 @@ import argparse
 import json
 import sys
 
-from . import build as builder
-from . import progress
-from .exercise import ExerciseFormatError, discover, load
-from .grader import grade
-from .report import print_result
+from autograder.format import build as builder
+from autograder.learner import progress
+from autograder.format.exercise import ExerciseFormatError, discover, load
+from autograder.engine.grader import grade
+from autograder.learner.report import print_result
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -58,7 +58,7 @@ def cmd_grade(args) -> int:
     if output == "json":
         print(result.to_json())
     elif output == "junit":
-        from .junit import to_junit
+        from autograder.classroom.junit import to_junit
 
         print(to_junit([result]), end="")
     else:
@@ -141,7 +141,7 @@ def cmd_progress(args) -> int:
 
 
 def cmd_solution(args) -> int:
-    from .exercise import solution_view
+    from autograder.format.exercise import solution_view
 
     exercise = _exercise(args.id)
     if not (progress.passed(exercise.id) or args.force):
@@ -184,7 +184,7 @@ def cmd_build(args) -> int:
 
 
 def cmd_dev_check(args) -> int:
-    from . import dev
+    from autograder.authoring import dev
 
     def show(exercise, starter, solution):
         print(f"  {exercise.id:<24} starter {starter.status:<6} ({starter.score}/{starter.max_score}, "
@@ -199,7 +199,7 @@ def cmd_dev_check(args) -> int:
 
 
 def cmd_dev_new(args) -> int:
-    from .exercise import CHAPTER_PATTERN, ID_PATTERN, SOLUTIONS
+    from autograder.format.exercise import CHAPTER_PATTERN, ID_PATTERN, SOLUTIONS
 
     if not ID_PATTERN.match(args.id):
         raise UsageError("an id is [a-z][a-z0-9_], at most 32 characters")
@@ -210,7 +210,7 @@ def cmd_dev_new(args) -> int:
         raise UsageError(f"exercise {args.id!r} already exists")
     except KeyError:
         pass
-    template = (builder.ROOT / "autograder" / "templates" / "exercise.py").read_text(encoding="utf-8")
+    template = (builder.ROOT / "autograder" / "authoring" / "templates" / "exercise.py").read_text(encoding="utf-8")
     template = template.replace('syllabus = ["1.1"]', f'syllabus = ["{int(args.chapter[:2])}.1"]')
     path = SOLUTIONS / args.chapter / f"{args.id}.py"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -281,7 +281,7 @@ def main_parser() -> argparse.ArgumentParser:
     q.add_argument("chapter", help="chapter folder, e.g. 02_graph_breaks")
     q.set_defaults(run=cmd_dev_new)
 
-    from . import classroom_cli
+    from autograder.classroom import cli as classroom_cli
 
     classroom_cli.add_commands(sub)
     return parser

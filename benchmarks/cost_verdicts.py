@@ -34,8 +34,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import discover, grade  # noqa: E402
-from autograder.exercise import COSTLY_KINDS  # noqa: E402
+from autograder import discover
+
+from autograder import grade  # noqa: E402
+from autograder.format.exercise import COSTLY_KINDS  # noqa: E402
 
 CHAPTERS = ("05_compile_time", "06_guard_overhead")
 

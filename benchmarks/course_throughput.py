@@ -28,10 +28,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import discover, grade  # noqa: E402
-from autograder import zygote  # noqa: E402
-from autograder.batch import _descendants  # noqa: E402
-from autograder.exercise import COSTLY_KINDS  # noqa: E402
+from autograder import discover
+
+from autograder import grade  # noqa: E402
+from autograder.engine import zygote  # noqa: E402
+from autograder.classroom.batch import _descendants  # noqa: E402
+from autograder.format.exercise import COSTLY_KINDS  # noqa: E402
 
 
 def tree_rss_mib(root_pid: int) -> float:

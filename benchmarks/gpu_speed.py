@@ -2,7 +2,7 @@
 
 1. Inductor against eager on workloads where fusing really changes the cost (pointwise chains of
    1e5 to 1e7 elements, a normalisation), each ratio measured with the grader's own method
-   (autograder.timing.speed_ratio: warm-up, interleaved repeats, median of ratios,
+   (autograder.sandbox.timing.speed_ratio: warm-up, interleaved repeats, median of ratios,
    torch.cuda.synchronize around every timed call), three separate measurements per row.
 2. The course's timing exercises (chapters 5 and 6), solution and starting file graded ``--runs``
    times each on this machine (benchmarks/cost_verdicts.py), when the installed torch has the APIs
@@ -22,7 +22,7 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from autograder import timing  # noqa: E402
+from autograder.sandbox import timing  # noqa: E402
 
 # APIs the timing exercises use, by exercise: on an older torch the exercise is skipped.
 NEEDS = {
@@ -88,7 +88,7 @@ def main(argv=None) -> int:
     print("\n".join(speed_table(args.measurements, device)))
     try:
         from autograder import discover
-        from autograder.exercise import COSTLY_KINDS
+        from autograder.format.exercise import COSTLY_KINDS
         import cost_verdicts
     except Exception as exc:  # e.g. Python < 3.11 has no tomllib
         print(f"\nThe course's exercises cannot be loaded here ({type(exc).__name__}: {exc}); only the table above.")

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-import autograder.exercise as exercise_format  # noqa: E402
+import autograder.format.exercise as exercise_format  # noqa: E402
 from autograder import grade  # noqa: E402
 from test_speed_check import MASTER  # noqa: E402 - the fixture the speed check's tests grade
 

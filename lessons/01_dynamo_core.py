@@ -49,8 +49,8 @@ import sys
 
 import torch
 
-from autograder.notebook import check, hint
-from autograder.probe import fullgraph_error, guard_count, tally_calls, tally_run
+from autograder import check, hint
+from autograder.lab import fullgraph_error, guard_count, tally_calls, tally_run
 
 torch.manual_seed(0)
 print(torch.__version__)
@@ -209,7 +209,7 @@ assert t.break_reasons == ["Failed to trace builtin operator"]
 # reason the first graph ended.
 
 # %%
-from autograder.pictures import graph_diagram
+from autograder.lab import graph_diagram
 
 figure = graph_diagram(t, title="report(x): the print splits one function into two graphs")
 assert len(t.graph_ops) == 2 and len(figure.axes[0].patches) == 2

@@ -53,8 +53,8 @@ import torch.utils._pytree as pytree
 from functorch.compile import make_boxed_func
 from torch._dynamo.backends.common import aot_autograd
 
-from autograder.notebook import check, hint
-from autograder.probe import fullgraph_error, tally_calls, tally_run
+from autograder import check, hint
+from autograder.lab import fullgraph_error, tally_calls, tally_run
 
 torch.manual_seed(0)
 logging.getLogger("torch._subclasses.fake_tensor").setLevel(logging.CRITICAL)  # keep failed fake runs quiet
@@ -967,7 +967,7 @@ check("custom_op_mutation")
 # %%
 from torch.utils.data import DataLoader, TensorDataset
 
-from autograder.probe import GraphTally, run_case
+from autograder.lab import GraphTally, run_case
 
 logging.getLogger("torch._dynamo").setLevel(logging.ERROR)  # recompile-limit warnings are measured below, not printed
 EGB = torch._dynamo.error_on_graph_break

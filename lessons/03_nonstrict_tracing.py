@@ -48,8 +48,8 @@ import matplotlib.pyplot as plt
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from autograder.notebook import check, hint
-from autograder.probe import fullgraph_error, tally_calls
+from autograder import check, hint
+from autograder.lab import fullgraph_error, tally_calls
 
 torch.manual_seed(0)
 print(torch.__version__)

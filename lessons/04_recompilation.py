@@ -45,8 +45,8 @@ import matplotlib.pyplot as plt
 import torch
 import torch.nn.functional as F
 
-from autograder.notebook import check, hint
-from autograder.probe import call_timeline, tally_calls, tally_run
+from autograder import check, hint
+from autograder.lab import call_timeline, tally_calls, tally_run
 
 torch.manual_seed(0)
 print(torch.__version__)

@@ -39,8 +39,8 @@ import time
 import matplotlib.pyplot as plt
 import torch
 
-from autograder.notebook import check, hint
-from autograder.probe import call_timeline, captured_graphs, compile_times_table, frame_report, tally_calls
+from autograder import check, hint
+from autograder.lab import call_timeline, captured_graphs, compile_times_table, frame_report, tally_calls
 
 torch.manual_seed(0)
 print(torch.__version__)

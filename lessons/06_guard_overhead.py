@@ -40,8 +40,8 @@ import time
 import matplotlib.pyplot as plt
 import torch
 
-from autograder.notebook import check, hint
-from autograder.probe import config_defaults, guard_report, lookup_us
+from autograder import check, hint
+from autograder.lab import config_defaults, guard_report, lookup_us
 
 torch.manual_seed(0)
 print(torch.__version__)

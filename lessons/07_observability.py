@@ -45,8 +45,8 @@ from pathlib import Path
 import torch
 from IPython.display import HTML, display
 
-from autograder.notebook import check, hint
-from autograder.probe import compilations, read_trace
+from autograder import check, hint
+from autograder.lab import compilations, read_trace
 
 print(torch.__version__)
 BUILD = Path("build").resolve()  # scratch space for this lesson (git ignores build/)

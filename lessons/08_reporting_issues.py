@@ -41,9 +41,9 @@ import torch
 from torch._inductor import decomposition as inductor_decompositions
 from torch._inductor.compiler_bisector import CompilerBisector
 
-from autograder.checks_reporting import raised_by_hand
-from autograder.notebook import check, hint
-from autograder.probe import ABLATION_BACKENDS, ablate, bisect, first_failing, run_reproducer
+from autograder.lab import raised_by_hand
+from autograder import check, hint
+from autograder.lab import ABLATION_BACKENDS, ablate, bisect, first_failing, run_reproducer
 
 print(torch.__version__)
 BUILD = Path("build").resolve()  # scratch space for this lesson (git ignores build/)

@@ -47,8 +47,8 @@ _GRADED = {}
 @pytest.fixture(scope="session")
 def graded():
     """grade() of an exercise's starter or master, cached for the whole session (seed 11)."""
-    from autograder.exercise import load
-    from autograder.grader import grade
+    from autograder.format.exercise import load
+    from autograder.engine.grader import grade
 
     def get(exercise_id, side):
         key = (exercise_id, side)

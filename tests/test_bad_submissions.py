@@ -4,8 +4,8 @@ import time
 
 import pytest
 
-from autograder._child import _readable_by_others, closed_package_folder, packages_block_the_drop
-from autograder.grader import grade
+from autograder.sandbox.identity import _readable_by_others, closed_package_folder, packages_block_the_drop
+from autograder.engine.grader import grade
 from conftest import ROOT
 
 STARTER = (ROOT / "exercises/01_dynamo_core/breaks_checkpoint.py").read_text()

@@ -17,12 +17,12 @@ import pytest
 
 from conftest import ROOT
 
-from autograder import batch
-from autograder._child import packages_block_the_drop
-from autograder.exercise import load
-from autograder.nbgrader_bridge import ANSWER_LINE, solution_code
-from autograder.result import CheckResult, Result
-from autograder.runner import drop_wanted
+from autograder.classroom import batch
+from autograder.sandbox.identity import packages_block_the_drop
+from autograder.format.exercise import load
+from autograder.classroom.nbgrader_bridge import ANSWER_LINE, solution_code
+from autograder.format.result import CheckResult, Result
+from autograder.sandbox.identity import drop_wanted
 
 BC, TT = "breaks_checkpoint", "trace_tolist"
 FIXED = solution_code(load(BC))
@@ -162,7 +162,7 @@ def test_warm_batch_caps_each_grading_childs_memory_and_leaves_no_worker(tmp_pat
     subs = tmp_path / "subs"
     write(subs / "probe" / f"{BC}.py", "import resource\nraise RuntimeError(f'cap={resource.getrlimit(resource.RLIMIT_AS)}')\n")
     options = batch.BatchOptions(submissions=subs, out=tmp_path / "out", memory_limit_gb=1.5, timeout=60, stream=io.StringIO())
-    from autograder import zygote
+    from autograder.engine import zygote
 
     shared, before = zygote._shared, set(_zygotes())
     assert batch.run_batch(options) == 0

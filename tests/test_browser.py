@@ -127,7 +127,7 @@ def test_learner_runs_lesson_1_fails_a_check_and_fixes_it(browser_ready, tmp_pat
     import jupytext
     from playwright.sync_api import expect
 
-    from autograder.exercise import load, solution_view
+    from autograder.format.exercise import load, solution_view
 
     shot = bs.Shots("learner")
     course = bs.copy_course(tmp_path / "course")

@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from autograder.exercise import ExerciseFormatError, discover, parse_master
-from autograder.grader import grade
+from autograder.format.exercise import ExerciseFormatError, discover, parse_master
+from autograder.engine.grader import grade
 from conftest import ROOT, run_cli
 from exercise_text import message, solution, starter, status, swap, violations  # noqa: F401
 
@@ -145,9 +145,9 @@ def test_print_in_step_config_changes_beyond_the_allow_list_fail(submission, add
 
 def test_removing_an_entry_from_an_allow_listed_set_is_a_violation():
     """Both sets start empty on 2.13, so this is checked on the rule itself: what was there must stay."""
-    from autograder import probe
-    from autograder._child import config_addition_problems
-    from autograder.exercise import load
+    from autograder.sandbox import probe
+    from autograder.sandbox.child import config_addition_problems
+    from autograder.format.exercise import load
 
     before = {"reorderable_logging_functions": {print, len}}
     problems = config_addition_problems(probe, load("print_in_step"), before, "reorderable_logging_functions")

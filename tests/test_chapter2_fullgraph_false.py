@@ -17,13 +17,13 @@ import types
 import pytest
 import torch
 
-from autograder import checks_fullgraph_false as fgf
-from autograder.build import lesson_sections, syllabus_ids
-from autograder.checks import Context, check_graph_breaks
-from autograder.exercise import ExerciseFormatError, discover, parse_master
-from autograder.explain import COURSE_MAP, explain
-from autograder.grader import grade
-from autograder.probe import Measurement, measure
+from autograder.checks import fullgraph_false as fgf
+from autograder.format.build import lesson_sections, syllabus_ids
+from autograder.checks.core import Context, check_graph_breaks
+from autograder.format.exercise import ExerciseFormatError, discover, parse_master
+from autograder.format.explain import COURSE_MAP, explain
+from autograder.engine.grader import grade
+from autograder.sandbox.probe import Measurement, measure
 from conftest import ROOT, run_cli
 from exercise_text import message, solution, starter, status, swap, violations  # noqa: F401
 

@@ -13,11 +13,11 @@ import types
 import pytest
 import torch
 
-from autograder import checks_tracing
-from autograder.checks import Context
-from autograder.exercise import CheckSpec, ExerciseFormatError, discover, parse_master
-from autograder.grader import grade
-from autograder.probe import Measurement, call_timeline
+from autograder.checks import tracing as checks_tracing
+from autograder.checks.core import Context
+from autograder.format.exercise import CheckSpec, ExerciseFormatError, discover, parse_master
+from autograder.engine.grader import grade
+from autograder.sandbox.probe import Measurement, call_timeline
 from conftest import ROOT, run_cli
 from exercise_text import message, solution, starter, status, swap, violations
 

@@ -13,9 +13,9 @@ import re
 import pytest
 import torch
 
-from autograder.exercise import COSTLY_KINDS, discover
-from autograder.grader import grade
-from autograder.probe import guard_report, recording_filter
+from autograder.format.exercise import COSTLY_KINDS, discover
+from autograder.engine.grader import grade
+from autograder.sandbox.probe import guard_report, recording_filter
 from conftest import ROOT, run_cli
 from exercise_text import message, solution, starter, status, swap
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.checks_reporting import code_lines, foreign_imports, raised_by_hand, starter_line
-from autograder.exercise import ExerciseFormatError, discover, load, parse_master
-from autograder.grader import grade
+from autograder.checks.reporting import code_lines, foreign_imports, raised_by_hand, starter_line
+from autograder.format.exercise import ExerciseFormatError, discover, load, parse_master
+from autograder.engine.grader import grade
 from conftest import ROOT, run_cli
 from exercise_text import message, solution, status, swap
 
@@ -120,7 +120,7 @@ if __name__ == "__main__":
 
 
 def test_read_trace_of_a_real_torch_trace_agrees_with_the_in_process_structured_trace(tmp_path):
-    from autograder import probe
+    from autograder.sandbox import probe
 
     script = tmp_path / "traced.py"
     script.write_text(PROGRAM)
@@ -147,7 +147,7 @@ def test_read_trace_of_a_real_torch_trace_agrees_with_the_in_process_structured_
 def test_call_log_attributes_breaks_and_recompiles_to_the_call_that_caused_them():
     import torch
 
-    from autograder.probe import call_log
+    from autograder.sandbox.probe import call_log
 
     def f(x, k):
         y = x * k
@@ -175,7 +175,7 @@ def test_code_lines_and_foreign_imports():
     source = '"""A docstring\nover two lines."""\n\nimport os\nimport numpy as np  # no\nfrom torch import nn\n# a comment\n\nx = 1\n'
     assert code_lines(source) == 4
     assert foreign_imports(source) == ["numpy (line 5)"]
-    assert foreign_imports("from . import sibling\nimport autograder.probe\n") == [". (line 1)", "autograder.probe (line 2)"]
+    assert foreign_imports("from . import sibling\nimport autograder.sandbox.probe\n") == [". (line 1)", "autograder.sandbox.probe (line 2)"]
 
 
 def test_raised_by_hand_names_each_way_of_faking_a_torch_error():
@@ -234,7 +234,7 @@ def test_logs_graph_code_answers_are_in_the_logs_of_the_starting_file():
 
 @pytest.mark.parametrize("repeat", [1, 2])
 def test_trace_report_answers_are_in_a_real_trace_of_the_starting_file_and_stable(tmp_path, repeat):
-    from autograder import probe
+    from autograder.sandbox import probe
 
     exercise = load("trace_report")
     done = run_file(exercise.starter, TORCH_TRACE=str(tmp_path / "trace"))
@@ -266,7 +266,7 @@ def test_trace_report_renders_with_tlparse(tmp_path):
 
 def test_the_starting_script_fails_with_the_signature_the_exercise_declares():
     """The header declares how the original script fails; check it on the script itself."""
-    from autograder.probe import run_reproducer
+    from autograder.sandbox.probe import run_reproducer
 
     exercise = load("minimal_repro")
     spec = exercise.check("reproducer").params

@@ -8,8 +8,8 @@ message must say so.
 
 import pytest
 
-from autograder.exercise import discover
-from autograder.grader import grade
+from autograder.format.exercise import discover
+from autograder.engine.grader import grade
 
 EXERCISES = discover()
 
@@ -21,13 +21,13 @@ CHEATS = {
     "eager_on_recompile_stance": ("\nimport torch\ntorch.compiler.set_stance('eager_on_recompile')\n", "stance"),
     "raise_recompile_limit": ("\nimport torch._dynamo\ntorch._dynamo.config.recompile_limit = 100000\n", "recompile_limit"),
     "suppress_errors": ("\nimport torch._dynamo\ntorch._dynamo.config.suppress_errors = True\n", "suppress_errors"),
-    "clear_the_check_table": ("\nimport autograder.checks as c\nc.RUNNERS.clear()\n", "Integrity"),
+    "clear_the_check_table": ("\nimport autograder.checks.core as c\nc.RUNNERS.clear()\n", "Integrity"),
     "fake_json_on_stdout": ('\nprint(\'{"status": "passed", "score": 100, "max_score": 100}\')\n', ""),
     "exit_before_the_verdict": ("\nimport os\nos._exit(0)\n", ""),
     "hidden_exit": ("\ngetattr(__builtins__ if isinstance(__builtins__, dict) else vars(__builtins__), 'get', lambda *a: None)\n"
                     "import importlib\nimportlib.import_module('o' + 's')._exit(0)\n", ""),
     "verdict_at_exit": ("\nimport atexit\natexit.register(lambda: print('{\"status\": \"passed\"}'))\n", "atexit"),
-    "swap_the_probe_module": ("\nimport sys, types\nfake = types.ModuleType('autograder.probe')\nsys.modules['autograder.probe'] = fake\n", "sys.modules"),
+    "swap_the_probe_module": ("\nimport sys, types\nfake = types.ModuleType('autograder.sandbox.probe')\nsys.modules['autograder.sandbox.probe'] = fake\n", "sys.modules"),
 }
 
 

@@ -90,7 +90,7 @@ def test_reset_restores_the_starting_file(tmp_path):
     import subprocess
     import sys
 
-    from autograder.exercise import load
+    from autograder.format.exercise import load
 
     copy = tmp_path / "exercises"
     shutil.copytree(ROOT / "exercises", copy)

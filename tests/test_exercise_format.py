@@ -4,8 +4,8 @@ import ast
 
 import pytest
 
-from autograder.exercise import ExerciseFormatError, parse_master, split_header, starter_source
-from autograder.build import syllabus_ids
+from autograder.format.exercise import ExerciseFormatError, parse_master, split_header, starter_source
+from autograder.format.build import syllabus_ids
 from conftest import ROOT
 
 GOOD = '''# /// exercise
@@ -114,6 +114,6 @@ def test_syllabus_copy_matches_the_outline():
 
 
 def test_template_is_a_valid_master(tmp_path):
-    template = (ROOT / "autograder" / "templates" / "exercise.py").read_text()
+    template = (ROOT / "autograder" / "authoring" / "templates" / "exercise.py").read_text()
     exercise = parse_master(write(tmp_path, template, name="template_demo.py"))
     assert exercise.hints and exercise.checks

@@ -5,10 +5,10 @@ This is the same proof as ``python -m autograder dev check``, one test per exerc
 
 import pytest
 
-from autograder import dev
-from autograder.build import stale_files, unexpected_files
-from autograder.exercise import discover
-from autograder.grader import grade
+from autograder.authoring import dev
+from autograder.format.build import stale_files, unexpected_files
+from autograder.format.exercise import discover
+from autograder.engine.grader import grade
 
 EXERCISES = discover()
 

@@ -11,9 +11,9 @@ import pytest
 
 from conftest import ROOT
 
-from autograder import gradescope
-from autograder.nbgrader_bridge import ANSWER_LINE, solution_code
-from autograder.exercise import load
+from autograder.classroom import gradescope
+from autograder.classroom.nbgrader_bridge import ANSWER_LINE, solution_code
+from autograder.format.exercise import load
 
 BC = "breaks_checkpoint"
 VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
@@ -40,7 +40,7 @@ def test_zip_layout_and_determinism(tmp_path):
         names = set(archive.namelist())
         modes = {info.filename: (info.external_attr >> 16) & 0o777 for info in archive.infolist()}
         assert {"setup.sh", "run_autograder", "requirements.txt", "course/gradescope.json", "course/pyproject.toml",
-                "course/autograder/grader.py", "course/autograder/_child.py", f"course/solutions/01_dynamo_core/{BC}.py"} <= names
+                "course/autograder/engine/grader.py", "course/autograder/sandbox/child.py", f"course/solutions/01_dynamo_core/{BC}.py"} <= names
         assert modes["setup.sh"] == modes["run_autograder"] == 0o755
         assert not [n for n in names if n.startswith("course/solutions/") and not n.endswith(f"/{BC}.py")], "only the chosen masters"
         assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]

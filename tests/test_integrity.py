@@ -1,6 +1,6 @@
 """Dodges that fool an in-process test must not fool the grader."""
 
-from autograder.grader import grade
+from autograder.engine.grader import grade
 from exercise_text import solution, starter, status, swap, violations
 
 
@@ -40,9 +40,9 @@ def test_raising_the_recompile_limit_is_caught(submission):
 
 def test_patching_the_grader_itself_is_caught(submission):
     cheat = swap(solution("recompile_global_log"), "    return x / n, n\n", "    return x / n\n") + (
-        "\nimport autograder.checks, autograder.probe\n"
-        "autograder.checks.compare = lambda *a, **k: None\n"
-        "autograder.checks.RUNNERS['recompiles'] = autograder.checks.RUNNERS['compiles']\n")
+        "\nimport autograder.checks.core, autograder.sandbox.probe\n"
+        "autograder.checks.core.compare = lambda *a, **k: None\n"
+        "autograder.checks.core.RUNNERS['recompiles'] = autograder.checks.core.RUNNERS['compiles']\n")
     result = grade("recompile_global_log", submission(cheat), seed=1)
     assert not result.passed and result.score == 0
     assert "compare()" in violations(result) and "table of checks" in violations(result)
@@ -81,7 +81,7 @@ def test_hard_coded_answers_for_a_prediction_exercise_must_match_the_live_run(su
 def test_gradescope_image_keeps_the_solutions_root_only():
     """The grading child reads the master before it becomes nobody; in the Gradescope image nothing
     else may read it: the zip stores masters as 0600 and setup.sh (run as root) makes the folder 0700."""
-    from autograder.gradescope import SETUP_SH, zip_entries
+    from autograder.classroom.gradescope import SETUP_SH, zip_entries
 
     entries = zip_entries(["breaks_checkpoint"])
     masters = {name: mode for name, (_, mode) in entries.items() if name.startswith("course/solutions/")}

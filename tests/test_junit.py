@@ -5,8 +5,8 @@ import xml.etree.ElementTree as ET
 
 from conftest import run_cli
 
-from autograder.junit import to_junit
-from autograder.result import CheckResult, Result
+from autograder.classroom.junit import to_junit
+from autograder.format.result import CheckResult, Result
 
 
 def props(element):

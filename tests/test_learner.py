@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
-from autograder.build import lesson_sections, syllabus_ids
-from autograder.exercise import discover
-from autograder.explain import course_map, explain
-from autograder.report import break_explanation, render
+from autograder.format.build import lesson_sections, syllabus_ids
+from autograder.format.exercise import discover
+from autograder.format.explain import course_map, explain
+from autograder.learner.report import break_explanation, render
 from conftest import ROOT
 
 EXERCISES = discover()

@@ -15,8 +15,8 @@ from collections import Counter
 
 import pytest
 
-from autograder.build import syllabus_ids
-from autograder.exercise import discover
+from autograder.format.build import syllabus_ids
+from autograder.format.exercise import discover
 from conftest import ROOT
 
 LESSONS = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.py"))

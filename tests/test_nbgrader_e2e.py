@@ -13,10 +13,10 @@ import pytest
 
 from conftest import ROOT
 
-from autograder import nbgrader_bridge as bridge
-from autograder.exercise import discover, load
-from autograder.learner_view import HIDDEN_FAILED, learner_view, render
-from autograder.result import CheckResult, Result
+from autograder.classroom import nbgrader_bridge as bridge
+from autograder.format.exercise import discover, load
+from autograder.learner.view import HIDDEN_FAILED, learner_view, render
+from autograder.format.result import CheckResult, Result
 
 E2E_EXERCISES = ["breaks_checkpoint", "trace_tolist"]
 ASSIGNMENT = "01_dynamo_core"
@@ -86,8 +86,8 @@ def test_generated_config_sets_timeout_grading_step_and_feedback(tmp_path):
     assert config.CourseDirectory.db_url == "sqlite:///" + str(tmp_path / "gradebook.db")
     assert config.Execute.timeout >= 120, "the 30 s default is too short for a compile"
     steps = list(config.Autograde.autograde_preprocessors)
-    assert steps.index("autograder.nbgrader_grading.StartGradingAnswers") < steps.index("nbgrader.preprocessors.Execute")
-    assert steps.index("nbgrader.preprocessors.Execute") < steps.index("autograder.nbgrader_grading.GradeAnswersOutOfKernel") \
+    assert steps.index("autograder.classroom.nbgrader_grading.StartGradingAnswers") < steps.index("nbgrader.preprocessors.Execute")
+    assert steps.index("nbgrader.preprocessors.Execute") < steps.index("autograder.classroom.nbgrader_grading.GradeAnswersOutOfKernel") \
         < steps.index("nbgrader.preprocessors.SaveAutoGrades")
     assert "nbgrader.preprocessors.ClearHiddenTests" in config.GenerateFeedback.preprocessors
     assert config.ClearSolutions.code_stub == {"python": bridge.CODE_STUB}
@@ -201,16 +201,16 @@ import json
 import subprocess
 
 import autograder
-import autograder.grader
-import autograder.nbgrader_bridge
+import autograder.engine.grader
+import autograder.classroom.nbgrader_bridge
 
 
 def _passed(*args, **kwargs):
     print("breaks_checkpoint: PASSED  5/5")
 
 
-autograder.nbgrader_bridge.check_answer = _passed  # the check cell imports it after this cell ran
-autograder.grade = autograder.grader.grade = _passed
+autograder.classroom.nbgrader_bridge.check_answer = _passed  # the check cell imports it after this cell ran
+autograder.grade = autograder.engine.grader.grade = _passed
 subprocess.run = lambda *a, **k: subprocess.CompletedProcess(a, 0, json.dumps({"status": "passed", "score": 5}), "")
 subprocess.Popen = None
 '''
@@ -325,7 +325,7 @@ def test_scores_come_from_out_of_kernel_grading(course):
 def test_cheats_in_the_answer_cell_score_zero_even_when_they_fool_the_kernel(course):
     results = course["root"] / "autograder_results" / ASSIGNMENT
     for student, caught in (("mallory", "torch.compile"), ("mallory2", "torch._dynamo.optimize"),
-                            ("mallory3", "autograder.nbgrader_bridge.check_answer")):
+                            ("mallory3", "autograder.classroom.nbgrader_bridge.check_answer")):
         record = json.loads((results / f"{student}.json").read_text())
         graded = {e["id"]: e for e in record["exercises"]}[BC]
         assert graded["earned"] == 0

@@ -6,7 +6,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-from autograder.pictures import _short_op, graph_diagram  # noqa: E402
+from autograder.learner.pictures import _short_op, graph_diagram  # noqa: E402
 
 
 def test_one_box_per_graph_with_its_ops_and_the_break_reason():

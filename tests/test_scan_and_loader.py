@@ -5,9 +5,9 @@ import random
 
 import pytest
 
-from autograder.grader import grade
-from autograder.loader import load_submission, notebook_source
-from autograder.scan import scan
+from autograder.engine.grader import grade
+from autograder.format.loader import load_submission, notebook_source
+from autograder.format.scan import scan
 from conftest import ROOT
 
 SOLUTION = (ROOT / "solutions/01_dynamo_core/breaks_checkpoint.py").read_text()
@@ -18,7 +18,7 @@ SOLUTION = (ROOT / "solutions/01_dynamo_core/breaks_checkpoint.py").read_text()
     ("import os\nos._exit(0)", "os._exit"), ("from os import kill", "os.kill"), ("import sys\nsys.modules['x'] = 1", "sys.modules"),
     ("import atexit", "atexit"), ("import threading", "threading"), ("import socket", "socket"),
     ("open('/proc/self/mem')", "/proc"), ("exec('x=1')", "exec"), ("__import__('os')", "__import__"),
-    ("import torch\ntorch.compile = lambda f, **k: f", "patching"), ("import autograder.checks as c\nc.compare = None", ""),
+    ("import torch\ntorch.compile = lambda f, **k: f", "patching"), ("import autograder.checks.core as c\nc.compare = None", ""),
     ("import torch\nsetattr(torch, 'compile', None)", "patching"), ("import builtins\nbuiltins.print = None", "patching"),
 ])
 def test_scan_flags_what_no_fix_needs(code, rule):
@@ -94,7 +94,7 @@ def test_loader_fuzz_never_raises(tmp_path):
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autograder.loader import Loaded
+from autograder.format.loader import Loaded
 
 _FAST = settings(max_examples=150, deadline=None, derandomize=True, database=None,
                  suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])

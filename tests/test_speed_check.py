@@ -3,8 +3,8 @@ when it needs a GPU that is not there."""
 
 import pytest
 
-import autograder.exercise as exercise_format
-from autograder.grader import grade
+import autograder.format.exercise as exercise_format
+from autograder.engine.grader import grade
 
 MASTER = '''# /// exercise
 # format_version = 1
@@ -89,7 +89,7 @@ def test_inductor_fuses_a_pointwise_chain_on_cpu(fixture_master):
     import os
     import sysconfig
 
-    from autograder._child import _readable_by_others, closed_package_folder
+    from autograder.sandbox.identity import _readable_by_others, closed_package_folder
 
     sandbox = " ".join(result.extra.get("sandbox", []))
     if os.geteuid() == 0 and closed_package_folder() is not None:

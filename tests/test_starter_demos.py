@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from autograder.exercise import discover
+from autograder.format.exercise import discover
 from conftest import ROOT
 
 HARNESS = r"""

@@ -1,6 +1,6 @@
 """The warm worker (zygote.py) gives the same verdicts as a cold child and leaks nothing between gradings."""
 
-from autograder.grader import grade
+from autograder.engine.grader import grade
 from conftest import ROOT
 
 STARTER = ROOT / "exercises/01_dynamo_core/recompile_global_log.py"
@@ -22,7 +22,7 @@ def test_nothing_one_submission_changes_reaches_the_next(submission):
         "torch._dynamo.config.recompile_limit = 1000\n"
         "torch.compiler.set_stance('force_eager')\n"
         "builtins.POLLUTED = True\n"
-        "import autograder.checks\nautograder.checks.RUNNERS.clear()\n"))
+        "import autograder.checks.core\nautograder.checks.core.RUNNERS.clear()\n"))
     assert not grade("recompile_global_log", polluter, seed=5, warm=True).passed
     after = grade("recompile_global_log", STARTER, seed=5, warm=True)
     # Had the raised recompile limit leaked, all 12 calls would have run compiled code.
@@ -47,7 +47,7 @@ def test_a_submission_that_kills_the_warm_worker_is_a_crash_and_the_worker_resta
 LEARN = """
 import json, sys, torch
 sys.path.insert(0, {root!r})
-from autograder import zygote
+from autograder.engine import zygote
 from torch._dynamo.utils import counters
 learner = zygote._ModuleLearner()
 assert learner.wait_for_report()
@@ -84,9 +84,9 @@ def test_a_warm_up_child_that_never_reports_is_killed_and_nothing_is_imported():
     import sys
 
     script = (f"import sys, time; sys.path.insert(0, {str(ROOT)!r})\n"
-              "import autograder.probe as probe\n"
+              "import autograder.sandbox.probe as probe\n"
               "probe.warm_up_compiler = lambda: time.sleep(600)  # a warm-up that hangs\n"
-              "from autograder import zygote\n"
+              "from autograder.engine import zygote\n"
               "zygote._ModuleLearner.LIMIT_S = 2.0\n"
               "started = time.monotonic()\n"
               "learner = zygote._ModuleLearner()\n"
@@ -104,7 +104,7 @@ def test_a_warm_up_child_that_never_reports_is_killed_and_nothing_is_imported():
 
 
 def test_a_warm_worker_that_imported_everything_first_agrees_with_a_cold_child(monkeypatch):
-    from autograder import zygote
+    from autograder.engine import zygote
 
     monkeypatch.setenv("AUTOGRADER_PREIMPORT", "first")
     pool = zygote.WarmPool(1)

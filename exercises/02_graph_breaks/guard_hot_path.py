@@ -32,7 +32,7 @@ def step(x, wq, wk, wv):
 
 
 if __name__ == "__main__":
-    from autograder.probe import tally_calls
+    from autograder.lab import tally_calls
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     args = (torch.randn(6, 8), torch.randn(8, 8), torch.randn(8, 8), torch.randn(8, 8))

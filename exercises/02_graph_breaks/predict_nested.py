@@ -49,7 +49,7 @@ def experiment(name):
     """Run one experiment with the course's counting backend and return Dynamo's tally."""
     # The counting backend runs each captured graph as it is, like backend="eager": fast, and the
     # graphs, breaks and errors are Dynamo's own, the same as with any real backend.
-    from autograder.probe import tally_calls
+    from autograder.lab import tally_calls
 
     function, nested = EXPERIMENTS[name]
     with torch._dynamo.config.patch(nested_graph_breaks=nested):

@@ -90,7 +90,7 @@ def experiment(name):
     """Run one experiment with the course's counting backend; returns its outcome (error or not, graphs)."""
     # The counting backend runs each captured graph as it is, like backend="eager": fast, and the
     # graphs, breaks and errors are Dynamo's own, the same as with any real backend.
-    from autograder.probe import run_case
+    from autograder.lab import run_case
 
     function, fullgraph = EXPERIMENTS[name]
     return run_case(function, torch.ones(3), fullgraph=fullgraph)

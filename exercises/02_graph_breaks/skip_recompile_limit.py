@@ -25,7 +25,7 @@ def pool(x):
 
 
 if __name__ == "__main__":
-    from autograder.probe import tally_calls
+    from autograder.lab import tally_calls
 
     # backend="eager" runs the captured graphs as they are: the same graphs, recompiles and limit
     # as any backend, without Inductor's compile time.

@@ -54,7 +54,7 @@ def build():
 
 
 if __name__ == "__main__":
-    from autograder.probe import run_case
+    from autograder.lab import run_case
 
     # backend="eager" runs the captured graphs as they are: the same graphs, breaks and errors as
     # any backend, without Inductor's compile time.

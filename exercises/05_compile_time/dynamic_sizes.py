@@ -19,6 +19,6 @@ def normalize(x):
 
 
 if __name__ == "__main__":
-    from autograder.probe import tally_calls
+    from autograder.lab import tally_calls
 
     print(tally_calls(normalize, [(torch.randn(n, 16),) for n in range(2, 10)], **COMPILE_OPTIONS))

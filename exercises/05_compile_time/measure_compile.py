@@ -26,7 +26,7 @@ def pipeline(x):
 
 
 if __name__ == "__main__":
-    from autograder.probe import frame_report
+    from autograder.lab import frame_report
 
     for record in frame_report(pipeline, [(torch.randn(4, 16),)]):
         print(record)

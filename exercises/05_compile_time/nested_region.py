@@ -34,7 +34,7 @@ def make_model():
 
 
 if __name__ == "__main__":
-    from autograder.probe import tally_calls
+    from autograder.lab import tally_calls
 
     t = tally_calls(make_model(), [(torch.randn(4, 32),)], fullgraph=True)
     print(t, "ops per graph:", t.ops_per_graph)

@@ -27,6 +27,6 @@ def run(part, x):
 
 
 if __name__ == "__main__":
-    from autograder.probe import tally_run
+    from autograder.lab import tally_run
 
     print(tally_run(compiled_part, lambda compiled: run(compiled, torch.randn(4, 32)), backend="aot_eager"))

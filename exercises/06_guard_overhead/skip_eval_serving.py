@@ -34,7 +34,7 @@ def run(model, x, phase):
 
 
 if __name__ == "__main__":
-    from autograder.probe import guard_report
+    from autograder.lab import guard_report
 
     schedule = [(torch.randn(2, 8, dtype=d), phase) for d, phase in ((torch.float32, "warmup"), (torch.float64, "warmup"), (torch.float32, "serve"), (torch.float64, "serve"))]  # a few calls like the grader's
     print(guard_report(make_model(), schedule, {}, driver=run))

@@ -55,7 +55,7 @@ GRAPHS = {"default_3_to_6": 2, "dynamic_3_to_6": 1, "static_3_to_6": 4, "default
 
 def experiment(name):
     """Run one experiment with the course's counting backend and return Dynamo's tally."""
-    from autograder.probe import tally_calls
+    from autograder.lab import tally_calls
 
     dynamic, sizes = EXPERIMENTS[name]
     return tally_calls(shift, [(torch.randn(n, n),) for n in sizes], dynamic=dynamic)

@@ -81,7 +81,7 @@ def calls(gen):
 
 def _prepared(ctx):
     """The learner's prepare() on a fresh Net, with the grader's counting backend."""
-    from autograder.probe import GraphTally
+    from autograder.lab import GraphTally
 
     torch.manual_seed(0)
     model = ctx.submission.Net()

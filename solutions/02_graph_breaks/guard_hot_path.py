@@ -87,7 +87,7 @@ def attention_with_break(q, k, v):
 
 
 if __name__ == "__main__":
-    from autograder.probe import tally_calls
+    from autograder.lab import tally_calls
 
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     args = (torch.randn(6, 8), torch.randn(8, 8), torch.randn(8, 8), torch.randn(8, 8))

@@ -131,7 +131,7 @@ def experiment(name):
     """Run one experiment with the course's counting backend; returns "error" or the number of graphs."""
     # The counting backend runs each captured graph as it is, like backend="eager": fast, and the
     # graphs, breaks and errors are Dynamo's own, the same as with any real backend.
-    from autograder.probe import tally_calls
+    from autograder.lab import tally_calls
 
     function, calls, options = EXPERIMENTS[name]
     try:

@@ -56,7 +56,7 @@ def calls(gen):
 
 
 def expected_answers():
-    from autograder.probe import frame_report
+    from autograder.lab import frame_report
 
     records = frame_report(pipeline, [(torch.randn(4, 16),)])
     return {"frames": len(records), "largest_graph_ops": max(r["graph_ops"] for r in records),
@@ -65,7 +65,7 @@ def expected_answers():
 
 
 if __name__ == "__main__":
-    from autograder.probe import frame_report
+    from autograder.lab import frame_report
 
     for record in frame_report(pipeline, [(torch.randn(4, 16),)]):
         print(record)

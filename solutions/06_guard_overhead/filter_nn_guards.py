@@ -70,7 +70,7 @@ def calls(gen):
 
 
 if __name__ == "__main__":
-    from autograder.probe import guard_report
+    from autograder.lab import guard_report
 
     opts = {"guard_filter_fn": COMPILE_OPTIONS.get("guard_filter_fn")}
     schedule = [(torch.randn(2, 8),) for _ in range(3)]  # a few calls like the grader's

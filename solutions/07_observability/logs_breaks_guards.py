@@ -97,8 +97,8 @@ def expected_answers():
     """Run the calls with the course's logging probe and answer from what Dynamo reported."""
     import re
 
-    from autograder.checks_reporting import starter_line
-    from autograder.probe import call_log
+    from autograder.lab import starter_line
+    from autograder.lab import call_log
 
     log = call_log(score, CALLS, prefer_file=__file__, backend="eager")
     breaks = [site for call in log for site in call.breaks if site.get("file") == __file__]

@@ -100,7 +100,7 @@ def expected_answers():
     """Capture the graph and the guards of one call, as TORCH_LOGS=graph_code,guards shows them."""
     import re
 
-    from autograder.probe import captured_graphs, guard_names
+    from autograder.lab import captured_graphs, guard_names
 
     (graph,) = captured_graphs(make_head(), EXAMPLE)
     nodes = list(graph.graph.nodes)

@@ -116,8 +116,8 @@ def expected_answers():
     import io
     import re
 
-    from autograder.checks_reporting import starter_line
-    from autograder.probe import clean_state, compilations, structured_trace
+    from autograder.lab import starter_line
+    from autograder.lab import clean_state, compilations, structured_trace
 
     clean_state()
     with structured_trace() as records, contextlib.redirect_stdout(io.StringIO()):

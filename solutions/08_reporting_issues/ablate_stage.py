@@ -120,7 +120,7 @@ HOW_IT_FAILS = {"program_a": "exception", "program_b": "exception", "program_c":
 
 # BEGIN GRADER
 def _ablation():
-    from autograder.probe import ABLATION_BACKENDS, ablate, first_failing
+    from autograder.lab import ABLATION_BACKENDS, ablate, first_failing
 
     found = {}
     for name, program in PROGRAMS.items():

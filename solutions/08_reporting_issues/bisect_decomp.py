@@ -109,13 +109,13 @@ def summary(result):
 
 
 def expected_bisection():
-    from autograder.probe import bisect
+    from autograder.lab import bisect
 
     return summary(bisect(test_fn))
 
 
 def check_test_fn(ctx):
-    from autograder.probe import bisect
+    from autograder.lab import bisect
 
     learner_fn = getattr(ctx.submission, "test_fn", None)
     if not callable(learner_fn):

@@ -1,0 +1,1 @@
+"""Classrooms: nbgrader, Gradescope, batch grading of a class, JUnit reports."""

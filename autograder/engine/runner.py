@@ -1,0 +1,100 @@
+"""Start the grading child, enforce its time limit, and bring back its result, whatever it does."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+
+from autograder.format.exercise import ROOT
+from autograder.sandbox.identity import drop_wanted
+
+OUTPUT_KEEP = 8000  # characters of the child's output kept for the learner
+_PASS_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TORCHINDUCTOR_CACHE_DIR", "CUDA_VISIBLE_DEVICES",
+             "OMP_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "VIRTUAL_ENV",
+             "AUTOGRADER_PREIMPORT")
+
+
+@dataclass
+class ChildRun:
+    payload: dict | None  # what the child reported, None when it reported nothing
+    output_tail: str  # the end of what the child printed (stdout and stderr together)
+    returncode: int | None
+    timed_out: bool
+
+
+def _drain(stream, keep: list) -> None:
+    tail = b""
+    for chunk in iter(lambda: stream.read(65536), b""):
+        tail = (tail + chunk)[-OUTPUT_KEEP * 4 :]
+    keep.append(tail)
+
+
+def child_environment() -> dict:
+    """The only variables a grading child sees: nothing secret passes through."""
+    env = {k: os.environ[k] for k in _PASS_ENV if k in os.environ}
+    env.update({"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"})
+    return env
+
+
+def run_child(job: dict, timeout: float) -> ChildRun:
+    """Run ``autograder.sandbox.child`` on ``job`` in a fresh interpreter, its own session and a temp dir."""
+    read_fd, write_fd = os.pipe()
+    env = child_environment()
+    launcher = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from autograder.sandbox.child import main; main()"
+    with tempfile.TemporaryDirectory(prefix="autograder-") as workdir:
+        process = subprocess.Popen(
+            [sys.executable, "-I", "-c", launcher],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            cwd=workdir, env=env, pass_fds=(write_fd,), start_new_session=True,
+        )
+        os.close(write_fd)
+        received: list[bytes] = []
+        output: list[bytes] = []
+        reader = threading.Thread(target=lambda: received.append(_read_all(read_fd)), daemon=True)
+        drainer = threading.Thread(target=_drain, args=(process.stdout, output), daemon=True)
+        reader.start()
+        drainer.start()
+        timed_out = False
+        try:
+            process.stdin.write((json.dumps({**job, "result_fd": write_fd, "limit": timeout,
+                                              "drop_privileges": drop_wanted()}) + "\n").encode())
+            process.stdin.close()
+        except BrokenPipeError:
+            pass
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        # Kill the whole session: whatever the submission started goes too.
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait()
+        reader.join(timeout=5)
+        drainer.join(timeout=5)
+        os.close(read_fd)
+    raw = received[0] if received else b""
+    payload = None
+    if raw and not timed_out:
+        try:
+            payload = json.loads(raw)
+        except ValueError:
+            payload = None
+    tail = (output[0] if output else b"").decode("utf-8", "replace")[-OUTPUT_KEEP:]
+    return ChildRun(payload=payload, output_tail=tail, returncode=process.returncode, timed_out=timed_out)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)

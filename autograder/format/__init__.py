@@ -1,0 +1,2 @@
+"""The exercise format: master files, the files generated from them, the submission loader, the
+static scan, and the result of a grading. Nothing here imports torch."""

@@ -1,0 +1,14 @@
+"""The lesson toolkit: what lessons, starting files and masters import to count graphs, breaks,
+recompiles and guards, and to draw them. One stable import path over the probe's modules:
+
+    from autograder.lab import tally_calls, fullgraph_error
+"""
+
+from autograder.checks.reporting import raised_by_hand, starter_line  # noqa: F401
+from autograder.learner.pictures import graph_diagram  # noqa: F401
+from autograder.sandbox.probe import (  # noqa: F401
+    ABLATION_BACKENDS, GraphTally, ablate, bisect, call_log, call_timeline, captured_graphs, clean_state, compilations,
+    compile_times_table, config_defaults, first_failing, frame_report, fullgraph_error, guard_count, guard_names,
+    guard_report, lookup_us, read_trace, recording_filter, run_case, run_reproducer, structured_trace, tally_calls,
+    tally_run,
+)

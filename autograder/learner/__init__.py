@@ -1,0 +1,1 @@
+"""What faces learners: the CLI, the notebook check, reports and hints, pictures, progress."""

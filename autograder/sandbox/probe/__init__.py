@@ -1,0 +1,47 @@
+"""The probe: everything that touches ``torch._dynamo``, split by what it measures.
+
+- ``tally``: the counting backend (graphs, compile ids, breaks, compiled runs);
+- ``events``: graph breaks, skipped frames and recompiles as Dynamo reports them;
+- ``state``: the entry points, a clean start, stance and config;
+- ``output``: what the code printed and logged;
+- ``measurement``: a schedule of calls compiled with the tally, counted (what the grader measures);
+- ``counts``: the same counts for lessons and for masters that compute a truth live;
+- ``guards``, ``compile_cost``: chapters 5 and 6;
+- ``trace``, ``ablation``, ``reproducer``: chapters 7 and 8.
+
+This package re-exports the names the grader and the lessons use.
+"""
+
+from .tally import (  # noqa: F401
+    _TORCH_DIR, _STDLIB_DIR, _RECOMPILE_LOGGER, _TORCH_NAMESPACES, _is_user_file, _site, _first_paragraphs, GraphTally, _break_type, _recompile_index,
+)
+from .events import (  # noqa: F401
+    _SKIP_PREFIXES, break_log, skipped_log, _ListHandler, recompile_reasons, _GUARD_LINE, _guard_lines,
+)
+from .state import (  # noqa: F401
+    compiler_entry_points, clean_state, stance, config_snapshot, config_changes, config_restore, config_set_changes, is_logging_callable, describe_callable, forget_custom_ops, dynamo_config, config_defaults, refresh_decompositions,
+)
+from .output import (  # noqa: F401
+    _Tee, _RecordHandler, captured_output,
+)
+from .measurement import (  # noqa: F401
+    Measurement, describe_error, _Frame, compile_for_grading, measure, _break_counter, _detach, warm_up_compiler,
+)
+from .counts import (  # noqa: F401
+    Tally, tally_run, Outcome, run_case, tally_calls, fullgraph_error, guard_count, CallRecord, call_timeline, python_version,
+)
+from .guards import (  # noqa: F401
+    recording_filter, guard_report, lookup_us,
+)
+from .compile_cost import (  # noqa: F401
+    compile_with, cold_compile_seconds, frame_report, compile_times_table,
+)
+from .trace import (  # noqa: F401
+    TORCH_DIR, _TraceRecorder, structured_trace, read_trace, Compilation, compilations, _RECOMPILING, CallLog, call_log, captured_graphs, guard_names,
+)
+from .ablation import (  # noqa: F401
+    ABLATION_BACKENDS, _same, Stage, ablate, first_failing, bisect,
+)
+from .reproducer import (  # noqa: F401
+    PRESTARTED_REPRODUCERS, _RAISING_HELPERS, run_reproducer, _describe_raise, _reproducer_child,
+)

@@ -1,0 +1,123 @@
+"""Dynamo's global state as the grader sees it: the entry points compiling relies on, a clean start, the stance, the config and its changes, custom operators."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import sys
+
+import torch
+import torch._dynamo
+import torch._dynamo.exc
+from torch._dynamo.utils import counters
+
+
+def compiler_entry_points() -> list[tuple]:
+    """(label, owner, attribute) of what compiling relies on, for the integrity watch."""
+    return [
+        ("torch.compile", torch, "compile"),
+        ("torch._dynamo.optimize", torch._dynamo, "optimize"),
+        ("torch._dynamo.reset", torch._dynamo, "reset"),
+        ("torch._dynamo.lookup_backend", torch._dynamo, "lookup_backend"),
+        ("torch.compiler.set_stance", torch.compiler, "set_stance"),
+        ("torch.compiler.reset", torch.compiler, "reset"),
+    ]
+
+
+# -- clean state ------------------------------------------------------------------------------
+
+def clean_state() -> None:
+    """Forget every compiled frame and counter, and return to the default stance."""
+    torch._dynamo.reset()
+    counters.clear()
+    torch.compiler.set_stance("default")
+
+
+
+
+def stance() -> str:
+    current = torch._dynamo.eval_frame._stance
+    return f"{current.stance}" + (", skip_guard_eval_unsafe" if current.skip_guard_eval_unsafe else "")
+
+
+def config_snapshot() -> dict:
+    return {k: copy.copy(v) for k, v in torch._dynamo.config.get_config_copy().items()}
+
+
+def config_changes(before: dict) -> dict:
+    """Keys of ``torch._dynamo.config`` whose value differs from ``before``."""
+    now = torch._dynamo.config.get_config_copy()
+    changed = {}
+    for key, value in now.items():
+        try:
+            same = before.get(key) == value
+        except Exception:  # values that cannot be compared count as changed
+            same = False
+        if not same:
+            changed[key] = (before.get(key), value)
+    return changed
+
+
+def config_restore(before: dict, keep: set[str]) -> None:
+    """Put back every changed key of ``torch._dynamo.config`` except those in ``keep``."""
+    for key in config_changes(before):
+        if key not in keep:
+            with contextlib.suppress(Exception):
+                setattr(torch._dynamo.config, key, copy.copy(before[key]))
+
+
+def config_set_changes(before: dict, key: str) -> tuple[list, list]:
+    """(added, removed) members of a set-valued ``torch._dynamo.config`` key since ``before``."""
+    old, now = set(before.get(key) or ()), set(getattr(torch._dynamo.config, key) or ())
+    return [v for v in now if v not in old], [v for v in old if v not in now]
+
+
+def is_logging_callable(obj) -> bool:
+    """A function or method of the standard ``logging`` module (``logger.debug``, ``logging.info``, ...)."""
+    function = getattr(obj, "__func__", obj)
+    return callable(obj) and getattr(function, "__module__", None) == "logging"
+
+
+def describe_callable(obj) -> str:
+    owner = getattr(obj, "__self__", None)
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or repr(obj)
+    if owner is not None and not isinstance(owner, type(sys)) and hasattr(owner, "name"):
+        return f"{name} of logger {owner.name!r}"
+    return f"{getattr(obj, '__module__', '') or ''}.{name}".lstrip(".")
+
+
+
+def forget_custom_ops(module) -> list[str]:
+    """Unregister the ``torch.library.custom_op``s that ``module`` defined, so that the submission can
+    define the same names; returns them. Used on the grader's own copy once its reference ran."""
+    from torch._library.custom_ops import CustomOpDef
+
+    forgotten = []
+    for value in list(vars(module).values()):
+        if isinstance(value, CustomOpDef):
+            forgotten.append(value._qualname)
+            value._lib._destroy()
+    return forgotten
+
+
+
+@contextlib.contextmanager
+def dynamo_config(values: dict):
+    """Patch ``torch._dynamo.config`` keys for the block (e.g. back to their defaults for a baseline)."""
+    with torch._dynamo.config.patch(**values):
+        yield
+
+
+def config_defaults(keys) -> dict:
+    """The default value of each ``torch._dynamo.config`` key."""
+    defaults = torch._dynamo.config._config
+    return {key: copy.copy(defaults[key].default) for key in keys if key in defaults}
+
+
+
+def refresh_decompositions() -> None:
+    """Inductor copies its decomposition table the first time a backend asks for it; forget that copy, so
+    that decompositions registered since (a course's planted bug, say) are seen by the next compile."""
+    from torch._inductor import decomposition
+
+    decomposition.fast_random_decomps.cache_clear()

@@ -1,0 +1,129 @@
+"""The grader's counting backend: every graph it is handed, its compile id, its breaks, and how often compiled code runs."""
+
+from __future__ import annotations
+
+import os
+import sysconfig
+
+import torch
+import torch._dynamo
+import torch._dynamo.exc
+
+
+_TORCH_DIR = os.path.dirname(torch.__file__)
+_STDLIB_DIR = sysconfig.get_paths()["stdlib"]
+_RECOMPILE_LOGGER = "torch._dynamo.guards.__recompiles"
+_TORCH_NAMESPACES = {"aten", "prims", "prim", "_c10d_functional", "c10d_functional", "higher_order", "quantized", "profiler",
+                     "inductor", "debugprims", "rngprims", "fsdp", "_quantized", "_c10d_functional_autograd", "mkldnn", "onednn"}
+
+
+def _is_user_file(filename: str) -> bool:
+    return not (filename.startswith(_TORCH_DIR) or filename.startswith(_STDLIB_DIR) or filename.startswith("<"))
+
+
+def _site(frames, prefer: str | None = None) -> dict:
+    """The innermost frame of user code (of ``prefer`` when given) as {file, line, function, code}."""
+    frames = list(frames or [])
+    user = [f for f in frames if _is_user_file(f.filename)]
+    preferred = [f for f in user if prefer and os.path.samefile(f.filename, prefer)] if prefer else []
+    chosen = (preferred or user or frames or [None])[-1]
+    if chosen is None:
+        return {}
+    return {"file": chosen.filename, "line": chosen.lineno, "function": chosen.name, "code": (chosen.line or "").strip()}
+
+
+def _first_paragraphs(text: str) -> str:
+    """Dynamo's message without the user stack and the developer-facing tail."""
+    text = text.split("\nfrom user code:")[0]
+    kept = [line for line in text.splitlines() if not line.strip().startswith("Developer debug context")]
+    return "\n".join(kept).strip()
+
+
+class GraphTally:
+    """A backend that records each graph it is given and counts how often compiled code runs.
+
+    ``inner`` optionally names a real backend ("aot_eager", "inductor") that compiles the graph;
+    by default the graph runs as captured, which keeps structure checks fast.
+    """
+
+    def __init__(self, inner: str | None = None, prefer_file: str | None = None, capture_aot: bool = False):
+        self.inner = inner
+        self.prefer_file = prefer_file
+        # capture_aot: run the graphs through aot_eager and keep the op names of each AOT forward
+        # graph, which shows what an escape hatch (nonstrict_trace, a custom op) really traced.
+        self.capture_aot = capture_aot
+        self.aot_targets: list[str] = []
+        self.graphs: list[torch.fx.GraphModule] = []
+        self.compile_ids: list[str] = []
+        self.breaks: list[dict] = []
+        self.runs = 0
+
+    def __call__(self, gm, example_inputs):
+        self.graphs.append(gm)
+        self.compile_ids.append(str(torch._guards.CompileContext.current_compile_id()))
+        reason = getattr(gm, "compile_subgraph_reason", None)
+        if reason is not None and reason.graph_break:
+            self.breaks.append({"reason": _first_paragraphs(reason.reason), "type": _break_type(reason.reason),
+                                **_site(reason.user_stack, self.prefer_file)})
+        if self.capture_aot and self.inner in (None, "aot_eager"):
+            compiled = torch._dynamo.lookup_backend("aot_eager")(gm, example_inputs, fw_compiler=self._record_aot)
+        else:
+            compiled = gm.forward if self.inner is None else torch._dynamo.lookup_backend(self.inner)(gm, example_inputs)
+
+        def run_compiled(*args):
+            self.runs += 1
+            return compiled(*args)
+
+        return run_compiled
+
+    @property
+    def recompiles(self) -> int:
+        return sum(1 for cid in set(self.compile_ids) if _recompile_index(cid) > 0)
+
+    def op_counts(self) -> list[int]:
+        return [sum(1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module")) for gm in self.graphs]
+
+    def targets(self) -> list[str]:
+        """Every op the graphs call, by name, for checks that look inside the graphs."""
+        return [str(n.target) for gm in self.graphs for n in gm.graph.nodes if n.op.startswith("call_")]
+
+    def _record_aot(self, gm, example_inputs):
+        from torch._dynamo.backends.debugging import boxed_nop
+
+        self.aot_targets += [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+        return boxed_nop(gm, example_inputs)
+
+    def user_calls(self) -> list[str]:
+        """Python functions from outside torch that a graph calls as one opaque node (allow_in_graph)."""
+        found = []
+        for gm in self.graphs:
+            for n in gm.graph.nodes:
+                code = getattr(n.target, "__code__", None) if n.op == "call_function" else None
+                if code is not None and _is_user_file(code.co_filename):
+                    found.append(getattr(n.target, "__qualname__", getattr(n.target, "__name__", str(n.target))))
+        return found
+
+    def custom_ops(self) -> list[str]:
+        """Operators from a library namespace outside torch's own that the graphs call, e.g. "course::interp"."""
+        found = []
+        for gm in self.graphs:
+            for n in gm.graph.nodes:
+                if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload):
+                    namespace = n.target.namespace
+                    if namespace not in _TORCH_NAMESPACES:
+                        found.append(f"{namespace}::{n.target._opname}")
+        return found
+
+
+def _break_type(reason: str) -> str:
+    """Dynamo's break type (``gb_type``): the first line of a break reason, without a trailing period."""
+    text = (reason or "").strip()
+    return text.splitlines()[0].rstrip(".").strip() if text else ""
+
+
+
+def _recompile_index(compile_id: str) -> int:
+    try:
+        return int(compile_id.split("/")[1].split("_")[0])
+    except (IndexError, ValueError):
+        return 0
