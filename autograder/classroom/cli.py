@@ -51,9 +51,12 @@ def cmd_nbgrader_build(args) -> int:
             return EXIT_FAILED
         print(f"The nbgrader course in {out} is up to date.")
         return EXIT_OK
-    options = bridge.BuildOptions(exercises=_ids(args.exercises), hide=list(args.hide or []),
-                                  course_id=args.course_id or bridge.DEFAULT_COURSE_ID)
+    from autograder.classroom.term import parse_due
+
     try:
+        options = bridge.BuildOptions(exercises=_ids(args.exercises), hide=list(args.hide or []),
+                                      course_id=args.course_id or bridge.DEFAULT_COURSE_ID, due=parse_due(args.due),
+                                      late_policy=args.late_policy or "none", fix_hint=args.with_fix_hint)
         written = bridge.build(out, options)
     except ValueError as exc:
         return _usage(str(exc))
@@ -104,8 +107,26 @@ def cmd_nbgrader_export(args) -> int:
 
 
 def cmd_nbgrader_grade(args) -> int:
-    return _run_nbgrader(args, ["autograde", args.assignment, *_student_args(args)],
-                         ["generate_feedback", args.assignment, *_student_args(args)], ["export"])
+    from autograder.classroom import nbgrader_bridge as bridge
+    from autograder.classroom.nbgrader_class import ClassOptions, grade_class
+    from autograder.classroom.roster import RosterError
+    from autograder.classroom.term import TermError
+
+    course = _course(args)
+    try:
+        stale = bridge.stale_files(course)
+    except FileNotFoundError as exc:
+        return _usage(str(exc))
+    if stale:
+        print(f"warning: {course} is out of date with solutions/ ({', '.join(stale)}); answers are graded with the "
+              f"current masters. Rebuild with `{bridge.GENERATED_BY} --out {course}`.", file=sys.stderr)
+    options = ClassOptions(course=course, assignment=args.assignment, student=args.student, force=args.force,
+                           regrade=getattr(args, "regrade", False), roster=Path(args.roster) if args.roster else None,
+                           workers=args.workers, timeout=args.timeout)
+    try:
+        return grade_class(options)
+    except (ValueError, RosterError, TermError) as exc:
+        return _usage(str(exc))
 
 
 # -- Gradescope ----------------------------------------------------------------------------------
@@ -158,6 +179,11 @@ def add_commands(sub) -> None:
     q.add_argument("--hide", action="append", metavar="ID:CHECK", help="hide a check from learners' feedback (repeatable)")
     q.add_argument("--course-id", help="nbgrader course id (default: torch-compile-course)")
     q.add_argument("--check", action="store_true", help="only check that the course in --out is up to date (exit 1 if stale)")
+    q.add_argument("--due", action="append", metavar="ASSIGNMENT=WHEN",
+                   help="due date of an assignment, ISO 8601 (UTC unless a zone is given); a bare WHEN: every assignment (repeatable)")
+    q.add_argument("--late-policy", metavar="POLICY",
+                   help="none (default), per-day:P (P %% of the score per started day late), cutoff:D (zero after D, e.g. 48h), or both")
+    q.add_argument("--with-fix-hint", action="store_true", help="release the last hint of each exercise (it states the fix)")
     q.set_defaults(run=cmd_nbgrader_build)
 
     for name, handler, text in (
@@ -172,6 +198,13 @@ def add_commands(sub) -> None:
         if name != "generate":
             q.add_argument("--student", help="only this student")
         q.add_argument("--force", action="store_true", help="redo what was already done (nbgrader's --force)")
+        if name == "grade":
+            q.add_argument("--roster", help="CSV of the class (id, first_name, last_name, email): names in grades.csv, "
+                                            "missing submissions listed")
+            q.add_argument("--workers", type=int, default=2, help="answers graded at once across the class (default 2)")
+            q.add_argument("--timeout", type=float, default=None, help="wall-clock limit per grading (default: each exercise's)")
+            q.add_argument("--regrade", action="store_true", help="grade every submission again with the seed recorded "
+                                                                  "for it, and redo every step")
         q.set_defaults(run=handler)
     q = verbs.add_parser("export", help="nbgrader export: grades.csv in the course directory")
     q.add_argument("--course", help="course directory (default: build/nbgrader)")
