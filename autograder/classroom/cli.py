@@ -168,6 +168,29 @@ def cmd_grade_batch(args) -> int:
         return _usage(str(exc))
 
 
+# -- classroom mode ------------------------------------------------------------------------------
+
+def cmd_classroom_release(args) -> int:
+    from autograder.classroom.release import write_release
+
+    out = Path(args.out).resolve()
+    written = write_release(out, service_url=args.service_url or "", git=args.git)
+    print(f"{len(written)} file(s) in the learner release {out} (no solutions/)"
+          + ("; committed: push it to the branch your nbgitpuller link names" if args.git else ""))
+    return EXIT_OK
+
+
+def cmd_classroom_serve(args) -> int:
+    from autograder.classroom.service import serve
+
+    try:
+        serve(Path(args.data).resolve(), port=args.port, workers=args.workers, hide=list(args.hide or []),
+              fix_hint=args.with_fix_hint, exercises=_ids(args.exercises), timeout=args.timeout)
+    except ValueError as exc:
+        return _usage(str(exc))
+    return EXIT_OK
+
+
 def add_commands(sub) -> None:
     """Register the classroom verbs on ``sub`` (an argparse subparsers object)."""
     p = sub.add_parser("nbgrader", help="nbgrader course: build it from solutions/, grade with the course grader")
@@ -223,6 +246,23 @@ def add_commands(sub) -> None:
     q.add_argument("--root", help="the /autograder directory (default: $AUTOGRADER_ROOT or /autograder)")
     q.add_argument("--workers", type=int, default=1, help="exercises graded at once")
     q.set_defaults(run=cmd_gradescope_run)
+
+    p = sub.add_parser("classroom", help="classroom mode: a learner release without solutions, graded by a JupyterHub service")
+    verbs = p.add_subparsers(dest="classroom_command", required=True)
+    q = verbs.add_parser("release", help="write the learner release (lessons, exercises, the package; no solutions/)")
+    q.add_argument("--out", required=True, help="release folder (an nbgitpuller target with --git)")
+    q.add_argument("--git", action="store_true", help="make --out a git repository and commit the release")
+    q.add_argument("--service-url", help="the grading service's address, recorded in CLASSROOM.json")
+    q.set_defaults(run=cmd_classroom_release)
+    q = verbs.add_parser("serve", help="the grading service (run it as a JupyterHub managed service)")
+    q.add_argument("--data", default="classroom-data", help="where attempts and hint progress are kept (made 0700)")
+    q.add_argument("--port", type=int, default=None, help="port (default: from JUPYTERHUB_SERVICE_URL, else 10101)")
+    q.add_argument("--workers", type=int, default=2, help="gradings at once (default 2)")
+    q.add_argument("--exercises", help="only these exercise ids (default: all)")
+    q.add_argument("--hide", action="append", metavar="ID:CHECK", help="hide a check from learners (repeatable)")
+    q.add_argument("--with-fix-hint", action="store_true", help="give learners the last hint (the fix) too")
+    q.add_argument("--timeout", type=float, default=None, help="wall-clock limit per grading (default: each exercise's)")
+    q.set_defaults(run=cmd_classroom_serve)
 
     p = sub.add_parser("grade-batch", help="grade a whole class: isolated, parallel, resumable, shardable")
     p.add_argument("submissions", help="SUBMISSIONS_DIR: one folder per student holding ID.py files or notebooks "
