@@ -54,6 +54,7 @@ class ClassOptions:
     workers: int = 2
     timeout: float | None = None
     stream: object = field(default=None, repr=False)
+    run: str = field(default_factory=lambda: secrets.token_hex(8))  # ties the pre-grading to the nbgrader run after it
 
 
 def _say(options, text: str) -> None:
@@ -142,7 +143,7 @@ def pregrade(options: ClassOptions, entry: dict) -> dict:
     from autograder.classroom.nbgrader_grading import _write_atomic
 
     for student, graded in students.items():
-        _write_atomic(results_root(course) / assignment / PREGRADED / f"{student}.json", {"exercises": graded})
+        _write_atomic(results_root(course) / assignment / PREGRADED / f"{student}.json", {"run": options.run, "exercises": graded})
     return {"students": len(students), "gradings": len(jobs)}
 
 
@@ -159,7 +160,10 @@ def prepare_gradebook(course: Path, assignment: str, entry: dict, roster: list[S
 
 def run_nbgrader(course: Path, args: list[str], options: ClassOptions) -> tuple[int, set[str]]:
     """Run one nbgrader step, its log passed through; returns (exit status, students it failed for)."""
+    from autograder.classroom.nbgrader_grading import RUN_VARIABLE
+
     env = bridge.nbgrader_environment()
+    env[RUN_VARIABLE] = options.run
     _say(options, "$ (cd " + str(course) + " && nbgrader " + " ".join(args) + ")")
     process = subprocess.Popen([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")

@@ -251,9 +251,18 @@ class AnswerGrading(NbGraderPreprocessor):
         return Path(self.results_dir) if self.results_dir else self.course / "autograder_results"
 
 
+RUN_VARIABLE = "AUTOGRADER_PREGRADED_RUN"  # set by nbgrader grade for the nbgrader run that follows its pre-grading
+
+
 def _pregraded(results_root: Path, assignment: str, student: str) -> dict:
+    """The class pre-grading's results for this student, only within the ``nbgrader grade`` run that
+    made them (a later plain ``nbgrader autograde``, after a grader fix say, grades afresh)."""
+    run = os.environ.get(RUN_VARIABLE)
+    if not run:
+        return {}
     try:
-        return json.loads((results_root / assignment / PREGRADED / f"{student}.json").read_text(encoding="utf-8"))["exercises"]
+        data = json.loads((results_root / assignment / PREGRADED / f"{student}.json").read_text(encoding="utf-8"))
+        return data["exercises"] if data.get("run") == run else {}
     except (OSError, ValueError, KeyError, TypeError):
         return {}
 
