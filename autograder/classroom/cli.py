@@ -162,7 +162,10 @@ def cmd_grade_batch(args) -> int:
             submissions=Path(args.submissions).resolve(), out=Path(args.out).resolve() if args.out else None,
             exercise=args.exercise, exercises=_ids(args.exercises), workers=args.workers, timeout=args.timeout,
             seed=args.seed, shard=shard, memory_limit_gb=args.memory_limit, force=args.force, junit=args.junit,
-            summary_only=args.summary_only, cold=args.cold)
+            summary_only=args.summary_only, cold=args.cold, regrade=args.regrade,
+            roster=Path(args.roster).resolve() if args.roster else None, assignments=_ids(args.assignment),
+            manifest=Path(args.manifest).resolve() if args.manifest else None, due=list(args.due or []),
+            late_policy=args.late_policy or "none")
         return batch.main(options)
     except batch.BatchUsageError as exc:
         return _usage(str(exc))
@@ -281,4 +284,14 @@ def add_commands(sub) -> None:
     p.add_argument("--summary-only", action="store_true", help="grade nothing; write the summary of the results there are (e.g. after shards)")
     p.add_argument("--cold", action="store_true", help="a fresh interpreter per grading instead of warm workers "
                                                        "(slower: about 3 s more per grading)")
+    p.add_argument("--regrade", action="store_true", help="grade every submission again with the seed its last result "
+                                                          "recorded; writes regrade.csv (what changed)")
+    p.add_argument("--roster", help="CSV of the class (id, first_name, last_name, email): everyone is in the summary "
+                                    "and lms.csv, with or without a submission")
+    p.add_argument("--assignment", help="the chapter(s) the class was given (comma-separated): every exercise of them "
+                                        "counts toward each student's maximum (default: every exercise anyone submitted)")
+    p.add_argument("--manifest", help="CSV of submission times: student, submitted_at[, assignment or exercise] "
+                                      "(default: SUBMISSIONS_DIR/manifest.csv if present; nbgrader's timestamp.txt otherwise)")
+    p.add_argument("--due", action="append", metavar="ASSIGNMENT=WHEN", help="due date (ISO 8601; a bare WHEN: every assignment)")
+    p.add_argument("--late-policy", metavar="POLICY", help="none (default), per-day:P, cutoff:D, or per-day:P,cutoff:D")
     p.set_defaults(run=cmd_grade_batch)
