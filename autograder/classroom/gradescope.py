@@ -70,15 +70,25 @@ ROOT=${AUTOGRADER_ROOT:-/autograder}
 SOURCE=${AUTOGRADER_SOURCE:-$ROOT/source}
 TORCH_INDEX_URL=${TORCH_INDEX_URL:-__TORCH_INDEX__}
 
-PY=""
-for candidate in python3.12 python3.11; do
-  if command -v "$candidate" >/dev/null 2>&1; then PY=$candidate; break; fi
-done
+# A command on PATH is not a Python that runs: a broken alternative, a stub, a wrong architecture.
+# Each candidate must start and be 3.11 or newer before it is used.
+pick_python() {
+  for candidate in python3.12 python3.11 python3; do
+    path=$(command -v "$candidate" 2>/dev/null) || continue
+    if "$path" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' >/dev/null 2>&1; then
+      echo "$path"; return 0
+    fi
+    echo "setup.sh: $path does not run as Python 3.11 or newer; trying the next one" >&2
+  done
+  return 1
+}
+PY=$(pick_python) || PY=""
 if [ -z "$PY" ]; then
   apt-get update
   apt-get install -y --no-install-recommends python3.11 python3.11-venv
-  PY=python3.11
+  PY=$(pick_python) || { echo "setup.sh: no Python 3.11 or newer runs on this image, even after installing python3.11" >&2; exit 1; }
 fi
+echo "setup.sh: grading with $PY ($("$PY" --version 2>&1))"
 if ! "$PY" -m venv "$ROOT/venv"; then
   apt-get update
   apt-get install -y --no-install-recommends "$PY-venv"
