@@ -33,7 +33,7 @@ import pytest
 
 from conftest import ROOT
 
-from autograder.classroom.nbgrader_bridge import solution_code
+from autograder.classroom.nbgrader_bridge import ANSWER_LINE, solution_code
 from autograder.format.exercise import load
 
 LEARNER = "autograder-learner"
@@ -247,6 +247,7 @@ def test_learner_checks_through_the_service_and_cannot_read_the_masters(hub):
 
     master = hub["course"] / "solutions" / "01_dynamo_core" / f"{BC}.py"
     fix = solution_code(load(BC))
+    answer = ANSWER_LINE.format(id=BC) + "\n" + (ROOT / "exercises" / "01_dynamo_core" / f"{BC}.py").read_text()
     code = f"""
 import os, pwd
 print("user:", pwd.getpwuid(os.getuid()).pw_name)
@@ -269,6 +270,11 @@ path = EXERCISES / "01_dynamo_core" / "{BC}.py"
 open(path, "w").write({fix!r})
 print(repr(check({BC!r})))
 hint({BC!r})
+from autograder.classroom.nbgrader_bridge import NotPassed, check_answer
+try:
+    check_answer({BC!r}, source={answer!r})
+except NotPassed as exc:
+    print("check cell:", exc)
 """
     output = asyncio.run(run_in_kernel(f"{base}/user/{LEARNER}/", token, code))
     assert f"user: {LEARNER}" in output, output
@@ -280,14 +286,15 @@ hint({BC!r})
     assert starter.startswith("FAILED") and "torch.save" in starter, output
     assert fixed.startswith("PASSED  5/5"), output
     assert "Hint 1/" in output, output
+    assert "check cell: breaks_checkpoint scored 0/5" in output, "an nbgrader check cell is graded by the service too"
 
     attempts = sorted((Path(hub["settings"]["data"]) / "attempts" / LEARNER / BC).glob("*.json"))
-    assert len(attempts) == 2, "the instructor sees every attempt"
+    assert len(attempts) == 3, "the instructor sees every attempt"
     records = [json.loads(p.read_text()) for p in attempts]
-    assert [r["result"]["status"] for r in records] == ["failed", "passed"]
+    assert [(r["kind"], r["result"]["status"]) for r in records] == [("file", "failed"), ("file", "passed"), ("answer", "failed")]
     assert records[1]["source"] == fix and records[0]["user"] == LEARNER
     status, listed = api(f"{base}/services/grader/api/attempts", token)
-    assert status == 200 and len(listed["attempts"]) == 2
+    assert status == 200 and len(listed["attempts"]) == 3
 
 
 def _user_exists(base, token):
