@@ -121,6 +121,10 @@ def test_notebook_upload_and_missing_file(autograder_dir):
     assert graded["score"] == 5
     missing = run_autograder(autograder_dir, {"notes.txt": "I forgot the file"})
     assert missing["score"] == 0 and f"No file for {BC}" in missing["output"]
+    cut = json.dumps(notebook)[:-60]  # an upload cut off inside its one answer cell
+    damaged = run_autograder(autograder_dir, {"01_dynamo_core.ipynb": cut})
+    assert damaged["score"] == 0 and "not valid JSON" in damaged["output"] and "Save the notebook" in damaged["output"]
+    assert damaged["extra_data"]["damaged_notebooks"], "the instructor sees which upload was damaged"
 
 
 def test_a_broken_autograder_still_writes_results(tmp_path):
