@@ -26,6 +26,7 @@ Everything here is plain JSON and text; nbgrader itself is only imported by ``nb
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import os
 import re
@@ -352,9 +353,21 @@ def check_cell(exercise_id: str, points: int, hidden=()) -> dict:
                  _nbgrader_meta(check_cell_id(exercise_id), grade=True, locked=True, points=points))
 
 
+SETUP_SOURCE = ("# Setup (locked): starts the course grader in the background, so that the check cells answer quickly.\n"
+                "from autograder.classroom.nbgrader_bridge import prepare_checks\n"
+                "\n"
+                "prepare_checks({chapter!r})")
+
+
+def setup_cell_id(chapter: str) -> str:
+    return f"setup_{chapter}"
+
+
 def notebook(chapter: str, exercises: list[Exercise], hidden: dict[str, list[str]], fix_hint: bool = False) -> dict:
     cells = [_cell("markdown", f"intro_{chapter}", intro_markdown(chapter, exercises),
-                   _nbgrader_meta(f"intro_{chapter}", locked=True))]
+                   _nbgrader_meta(f"intro_{chapter}", locked=True)),
+             _cell("code", setup_cell_id(chapter), SETUP_SOURCE.format(chapter=chapter),
+                   _nbgrader_meta(setup_cell_id(chapter), locked=True))]
     for number, e in enumerate(exercises, start=1):
         cells.append(_cell("markdown", task_cell_id(e.id), task_markdown(number, e, hidden.get(e.id, ()), fix_hint),
                            _nbgrader_meta(task_cell_id(e.id), locked=True)))
@@ -614,6 +627,42 @@ def _latest_answer_in_history(exercise_id: str) -> str | None:
     return None
 
 
+_EARLY: dict[tuple[str, str], object] = {}  # (exercise, sha256 of the answer's source) -> Future of its Result
+
+
+def _source_key(exercise_id: str, source: str) -> tuple[str, str]:
+    return exercise_id, hashlib.sha256(source.encode()).hexdigest()
+
+
+def prepare_checks(chapter: str | None = None) -> None:
+    """The notebook's setup cell: start grading, in the background and two at a time, every answer
+    cell of the notebook as saved (``<chapter>.ipynb`` in the kernel's folder), so that a check cell
+    whose answer is unchanged since the save (``nbgrader validate``, a reopened notebook) shows its
+    result at once; a changed answer is graded when its check cell runs. Nothing during autograding
+    (no check runs in the kernel then) or in classroom mode (the service grades)."""
+    from autograder.learner import remote
+
+    if os.environ.get("NBGRADER_EXECUTION") == "autograde" or remote.configured():
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    saved = Path(f"{chapter}.ipynb") if chapter else None
+    answers = {}
+    if saved is not None and saved.is_file() and not saved.is_symlink():
+        from autograder.classroom.salvage import read_notebook
+
+        answers = find_answers(read_notebook(saved).notebook())
+    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="autograder-early")
+    for exercise_id, answer in answers.items():
+        try:
+            load(exercise_id)
+        except KeyError:
+            continue
+        key = _source_key(exercise_id, answer.source)
+        _EARLY.setdefault(key, pool.submit(grade_source, exercise_id, answer.source, warm=True))
+    pool.shutdown(wait=False)
+
+
 def check_answer(exercise_id: str, shown=None, seed=None, source: str | None = None):
     """The check cell: grade the answer cell as last run in this kernel, show what the grader says.
 
@@ -638,7 +687,13 @@ def check_answer(exercise_id: str, shown=None, seed=None, source: str | None = N
         if not verdict.passed:
             raise NotPassed(f"{exercise_id} scored {verdict.score}/{verdict.max_score}; the lines above say what to fix.")
         return None
-    result = grade_source(exercise_id, source, seed=seed, warm=True)  # the kernel keeps its warm worker between checks
+    early = _EARLY.pop(_source_key(exercise_id, source), None) if seed is None else None
+    try:
+        result = early.result() if early is not None else None
+    except Exception:  # noqa: BLE001 - the early grading failed: grade it now
+        result = None
+    if result is None:
+        result = grade_source(exercise_id, source, seed=seed, warm=True)  # the kernel keeps its warm worker between checks
     hidden = [] if shown is None else [c.name for c in result.checks if c.name not in set(shown)]
     view = learner_view(result, hidden)
     print(render(view, context="checked in this notebook"))

@@ -28,6 +28,7 @@ import secrets
 import subprocess
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -247,16 +248,19 @@ def grade_class(options: ClassOptions) -> int:
                          f"({OUR_STEP} is not among its autograde steps): rebuild it with `{bridge.GENERATED_BY} --out {course}`")
     roster = read_roster(options.roster) if options.roster else None
     prepare_gradebook(course, assignment, entry, roster)
+    started = time.monotonic()
     stats = pregrade(options, entry)
     if stats["gradings"]:
-        _say(options, f"pre-graded {stats['gradings']} answer(s) of {stats['students']} student(s)")
+        _say(options, f"pre-graded {stats['gradings']} answer(s) of {stats['students']} student(s) in {time.monotonic() - started:.1f} s")
     extra = ([f"--student={options.student}"] if options.student else []) + (["--force"] if options.force or options.regrade else [])
     not_processed: dict[str, str] = {}
     failures = []
     for step, why in ((["autograde", assignment, *extra], "nbgrader could not autograde this submission (see its log)"),
                       (["generate_feedback", assignment, *extra], "nbgrader could not generate the feedback (see its log)"),
                       (["export"], "")):
+        started = time.monotonic()
         code, failed = run_nbgrader(course, step, options)
+        _say(options, f"nbgrader {step[0]}: {time.monotonic() - started:.1f} s")
         for student in failed:
             not_processed.setdefault(student, why)
         if code != 0:
