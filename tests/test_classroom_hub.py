@@ -52,9 +52,9 @@ def free_port() -> int:
 def ensure_learner_user() -> pwd.struct_passwd:
     try:
         return pwd.getpwnam(LEARNER)
-    except KeyError:
+    except KeyError:  # made once per machine; another test worker may be making it at the same moment
         subprocess.run(["useradd", "--system", "--create-home", "--home-dir", f"/var/lib/{LEARNER}",
-                        "--shell", "/usr/sbin/nologin", LEARNER], check=True, capture_output=True)
+                        "--shell", "/usr/sbin/nologin", LEARNER], capture_output=True)
         return pwd.getpwnam(LEARNER)
 
 
@@ -196,8 +196,9 @@ def hub():
     user = ensure_learner_user()
     tmp = Path(tempfile.mkdtemp(prefix="autograder-hub-"))
     tmp.chmod(0o755)
-    release = Path(user.pw_dir) / "course"
-    shutil.rmtree(release, ignore_errors=True)
+    Path(user.pw_dir).mkdir(parents=True, exist_ok=True)
+    os.chown(user.pw_dir, user.pw_uid, user.pw_gid)  # the server writes its runtime files there
+    release = Path(user.pw_dir) / f"course-{uuid.uuid4().hex[:8]}"  # one per test process (xdist workers run apart)
     subprocess.run([sys.executable, "-m", "autograder", "classroom", "release", "--out", str(release)], cwd=ROOT, check=True,
                    capture_output=True)
     subprocess.run(["chown", "-R", f"{user.pw_uid}:{user.pw_gid}", str(release)], check=True)
@@ -233,6 +234,7 @@ def hub():
             process.wait()
         log.close()
         shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(release, ignore_errors=True)
 
 
 def test_learner_checks_through_the_service_and_cannot_read_the_masters(hub):
