@@ -17,6 +17,7 @@ import argparse
 import copy
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -74,10 +75,13 @@ def main() -> int:
         folder = course / "submitted" / f"s{n:02d}" / ASSIGNMENT
         folder.mkdir(parents=True)
         (folder / f"{ASSIGNMENT}.ipynb").write_text(json.dumps(nb))
-    started = time.monotonic()
+    started, before = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run([sys.executable, "-m", "autograder", "nbgrader", "grade", ASSIGNMENT, "--course", str(course),
                            "--workers", str(args.workers)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=3600)
-    seconds = time.monotonic() - started
+    seconds, after = time.monotonic() - started, resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    print(f"CPU time of nbgrader grade and every process it started: {cpu:.1f} s "
+          f"({cpu / os.cpu_count():.1f} s of wall time on {os.cpu_count()} idle cores at best)")
     print("\n".join(line for line in proc.stderr.splitlines() if line.startswith(("pre-graded", "nbgrader "))))
     wrong = {}
     for student, fixed in expected.items():  # a fixed answer earns its points; an unfixed one does not (partial credit is fine)
@@ -93,6 +97,7 @@ def main() -> int:
     learner = course / "submitted" / "s00" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     print(f"nbgrader validate, a learner's notebook: {run([sys.executable, '-m', 'nbgrader', 'validate', str(learner)], course, env):.1f} s")
     print(f"load average after: {os.getloadavg()}")
+    print(f"(course left in {tmp})")
     return 0 if not wrong else 1
 
 
