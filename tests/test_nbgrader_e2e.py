@@ -290,6 +290,11 @@ def submissions(release):
         check = c[f"check_{BC}"]
         check["metadata"]["nbgrader"].update(solution=True, locked=False)
         set_source(check, 'print("breaks_checkpoint: PASSED  5/5")\n')
+        # nbgrader stops the whole class at an old metadata version (SchemaTooOldError), in a cell of the
+        # course or in a stray one
+        c[f"check_{TT}"]["metadata"]["nbgrader"]["schema_version"] = 1
+        nb["cells"].append({"cell_type": "code", "id": "stray", "execution_count": None, "outputs": [], "source": "x = 1\n",
+                            "metadata": {"nbgrader": {"grade_id": "stray", "schema_version": 1, "grade": True, "points": 99}}})
 
     return {"alice": student(alice), "bob": student(lambda nb, c: None), "carol": student(carol),
             "mallory": student(cheat(CHEAT_COMPILE)), "mallory2": student(cheat(CHEAT_DYNAMO)),
@@ -407,7 +412,10 @@ def test_an_unlocked_and_edited_check_cell_is_restored_graded_and_flagged(course
     rows = grades(course)
     assert float(rows["gina"]["raw_score"]) == 10, "nbgrader's 'Inconsistent checksums' no longer gives 0"
     assert "check_breaks_checkpoint had been changed" in rows["gina"]["flags"]
-    assert any("solution" in flag and "source" in flag for flag in record(course, "gina")["flags"])
+    flags = record(course, "gina")["flags"]
+    assert any("solution" in flag and "source" in flag for flag in flags)
+    assert any(f"check_{TT}" in flag and "metadata version" in flag for flag in flags), "an old schema version no longer stops the class"
+    assert any("'stray'" in flag for flag in flags)
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{course['root'] / 'gradebook.db'}") as gb:

@@ -199,9 +199,11 @@ class RestoreCourseCells(NbGraderPreprocessor):
                 if not isinstance(meta, dict):
                     continue
                 grade_id = meta.get("grade_id")
-                if grade_id not in sources:
+                if not isinstance(grade_id, str) or grade_id not in sources:
+                    # Not a cell of the course: its nbgrader metadata could only stop nbgrader (an old
+                    # schema version aborts the whole class's autograde), so it goes.
+                    del cell.metadata["nbgrader"]
                     if any(meta.get(flag) for flag in ("grade", "solution", "locked", "task")):
-                        del cell.metadata["nbgrader"]
                         _flag(key, f"a cell claimed the nbgrader id {grade_id!r}, which the assignment does not have; "
                                    "it was treated as an ordinary cell")
                     continue
@@ -209,6 +211,8 @@ class RestoreCourseCells(NbGraderPreprocessor):
                 want = {"grade": grade_id in points, "solution": grade_id in solutions, "locked": bool(source.locked),
                         "task": grade_id in tasks}
                 changed = [name for name, value in want.items() if bool(meta.get(name, False)) != value]
+                if meta.get("schema_version") != 3:
+                    changed.append("metadata version")
                 if want["grade"]:
                     try:
                         if float(meta.get("points")) != points[grade_id]:
