@@ -526,3 +526,20 @@ def test_plain_nbgrader_autograde_regrades_a_student(course):
     carol = record(course, "carol")
     assert {e["graded"] for e in carol["exercises"]} == {"graded"}
     assert {e["id"]: e["earned"] for e in carol["exercises"]}[BC] == 3
+
+
+def test_regions_other_than_solution_and_starter_never_reach_a_cell(tmp_path):
+    """Only SOLUTION and STARTER regions become cell code; GRADER and any other kind a master may gain
+    (the verdict study's FAIR/WRONG fixes) are left out of every generated form."""
+    from autograder.format.exercise import parse_master
+
+    text = load(BC).master.read_text()
+    extra = "# BEGIN FAIR\n# def encode(x, weight):  # a fair fix kept for the verdict study\n#     return x\n# END FAIR\n"
+    marker = "# BEGIN GRADER"
+    master = tmp_path / "01_dynamo_core" / f"{BC}.py"
+    master.parent.mkdir()
+    master.write_text(text.replace(marker, extra + marker, 1))
+    exercise = parse_master(master)
+    for form in (bridge.answer_source(exercise), bridge.released_answer_source(exercise), bridge.solution_code(exercise),
+                 bridge.starter_code(exercise)):
+        assert "FAIR" not in form and "a fair fix kept" not in form

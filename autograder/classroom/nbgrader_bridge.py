@@ -54,7 +54,6 @@ AUTOGRADE_NOTE = ("This check cell does not score anything during autograding: t
                   "answer cell outside the notebook. If you read this in your feedback, the grading step "
                   "is missing from nbgrader_config.py; tell your instructor.")
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
-_REGION = re.compile(r"^\s*# (BEGIN|END) (SOLUTION|STARTER|GRADER)\s*$")
 
 
 def answer_cell_id(exercise_id: str) -> str:
@@ -79,7 +78,9 @@ def task_cell_id(exercise_id: str) -> str:
 # code that both versions share (weights drawn from the RNG, a registered operator) therefore runs
 # once, exactly as in the learner's file, and the fixed definitions replace the broken ones.
 
-_MARKER_LINE = re.compile(r"^(?P<indent>\s*)# (?P<verb>BEGIN|END) (?P<region>SOLUTION|STARTER|GRADER)\s*$")
+# Any region of the master: only SOLUTION (the fix) and STARTER (the broken code) reach a cell; every
+# other kind (GRADER, and any the format adds, such as the verdict study's regions) is left out.
+_MARKER_LINE = re.compile(r"^(?P<indent>\s*)# (?P<verb>BEGIN|END) (?P<region>[A-Z]+)\s*$")
 
 
 @dataclass
