@@ -336,3 +336,16 @@ def test_a_message_names_the_master_line(tmp_path):
     line = text.splitlines().index("    # BEGIN WRONG unweighed") + 1
     with pytest.raises(ExerciseFormatError, match=rf"weighted.py:{line}:"):
         parse_master(write(tmp_path, text, name="weighted.py"))
+
+
+def test_comment_lines_between_regions_keep_the_site():
+    text = VARIANTS.replace("    # END STARTER\n\n    # BEGIN FAIR einsum", "    # END STARTER\n    # (why the variants differ)\n\n    # BEGIN FAIR einsum")
+    assert "(why the variants differ)" in text
+    variant = variant_source(text, "einsum")
+    assert "(values * weights).sum(dim=-1) / total" not in variant, "the einsum region still replaces the solution"
+
+
+def test_a_region_after_code_stands_alone():
+    text = VARIANTS.replace("    # END STARTER\n\n    # BEGIN FAIR einsum", "    # END STARTER\n    note = 1\n\n    # BEGIN FAIR einsum")
+    variant = variant_source(text, "einsum")
+    assert "(values * weights).sum(dim=-1) / total\n" in variant and 'torch.einsum("rn,n->r"' in variant

@@ -114,3 +114,18 @@ def test_a_failing_fair_variant_a_passing_wrong_one_and_a_false_message_are_foun
     assert len(problems) == 3, problems
     assert report.rows[0].fair.count(False) == 1 and report.rows[0].wrong.count(False) == 2
     assert "trace_tolist" in dev.table(report) and "fair ok" in dev.table(report)
+
+
+@pytest.mark.slow
+def test_the_template_is_a_complete_worked_example(tmp_path, monkeypatch):
+    """What `dev new` copies passes its own dev check: table complete, variants as declared."""
+    text = (ROOT / "autograder" / "authoring" / "templates" / "exercise.py").read_text()
+    exercise = _master(tmp_path, text, name="template_demo")
+    assert dev.table_findings(exercise, set()) == []
+    monkeypatch.setattr(exercise_format, "SOLUTIONS", tmp_path / "solutions")
+    (tmp_path / "exercises" / "01_dynamo_core").mkdir(parents=True)
+    monkeypatch.setattr(exercise_format, "EXERCISES", tmp_path / "exercises")
+    exercise = _master(tmp_path, text, name="template_demo")
+    exercise.starter.write_text(exercise_format.starter_source(text, exercise.id, exercise.title))
+    report = dev.check(["template_demo"], workers=2, seeds=(1234,), exercises=[exercise])
+    assert report.findings == [], [f.problem for f in report.findings]
