@@ -12,7 +12,7 @@ import sys
 
 from autograder.format import build as builder
 from autograder.learner import progress
-from autograder.format.exercise import ExerciseFormatError, discover, load
+from autograder.format.exercise import ExerciseFormatError, discover, load, requirements_block
 from autograder.engine.grader import grade
 from autograder.learner.report import print_result
 
@@ -162,6 +162,8 @@ def cmd_hint(args) -> int:
     print(f"Hint {level + 1}/{len(exercise.hints)} for {exercise.id}: {exercise.hints[level]}")
     if level + 1 < len(exercise.hints):
         print(f"(Run `python -m autograder hint {exercise.id}` again for the next one.)")
+    if exercise.requirements:
+        print("\n" + requirements_block([r.text for r in exercise.requirements]))
     return EXIT_OK
 
 
