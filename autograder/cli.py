@@ -177,7 +177,7 @@ def cmd_reset(args) -> int:
 def cmd_build(args) -> int:
     written = builder.build()
     for path in written:
-        print(f"wrote {path.relative_to(builder.ROOT)}")
+        print(f"{'wrote' if path.exists() else 'deleted'} {path.relative_to(builder.ROOT)}")
     extra = builder.unexpected_files()
     for path in extra:
         print(f"warning: {path.relative_to(builder.ROOT)} is not generated from any master", file=sys.stderr)
