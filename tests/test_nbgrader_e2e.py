@@ -498,7 +498,9 @@ def test_feedback_has_the_learner_messages_and_never_a_hidden_check(course):
         for secret in HIDDEN_TEXTS:
             assert secret not in html, f"{student}'s feedback shows hidden content: {secret!r}"
     bob = feedback_html(course, "bob")
-    assert "Graph break at your answer cell, line 8, in encode()" in bob and "torch.save" in bob
+    save_line = next(n for n, line in enumerate(bridge.released_answer_source(load(BC)).split("\n"), start=1)
+                     if "torch.save(" in line)
+    assert f"Graph break at your answer cell, line {save_line}, in encode()" in bob and "torch.save" in bob
     assert "Lesson section 1.2" in bob and "Score: 0.0 / 10.0" in bob
     carol = feedback_html(course, "carol")
     assert HIDDEN_FAILED in carol and "Score: 3.0 / 10.0" in carol
@@ -528,18 +530,19 @@ def test_plain_nbgrader_autograde_regrades_a_student(course):
     assert {e["id"]: e["earned"] for e in carol["exercises"]}[BC] == 3
 
 
-def test_regions_other_than_solution_and_starter_never_reach_a_cell(tmp_path):
-    """Only SOLUTION and STARTER regions become cell code; GRADER and any other kind a master may gain
-    (the verdict study's FAIR/WRONG fixes) are left out of every generated form."""
-    from autograder.format.exercise import parse_master
+def test_regions_other_than_solution_and_starter_never_reach_a_cell():
+    """Only SOLUTION and STARTER regions become cell code: the master's FAIR and WRONG variants (the
+    verdict study's fixes) and its GRADER region are left out of every generated form."""
+    from autograder.format.exercise import VARIANT_KINDS, _header_and_body
 
-    text = load(BC).master.read_text()
-    extra = "# BEGIN FAIR\n# def encode(x, weight):  # a fair fix kept for the verdict study\n#     return x\n# END FAIR\n"
-    marker = "# BEGIN GRADER"
-    master = tmp_path / "01_dynamo_core" / f"{BC}.py"
-    master.parent.mkdir()
-    master.write_text(text.replace(marker, extra + marker, 1))
-    exercise = parse_master(master)
-    for form in (bridge.answer_source(exercise), bridge.released_answer_source(exercise), bridge.solution_code(exercise),
-                 bridge.starter_code(exercise)):
-        assert "FAIR" not in form and "a fair fix kept" not in form
+    exercise = load(BC)
+    _, items = _header_and_body(exercise.master.read_text(), BC)
+    variants = [item for item in items if not isinstance(item, str) and item.kind in VARIANT_KINDS]
+    assert variants, "the test needs a master with FAIR/WRONG variants"
+    lines = {line.strip() for item in variants for line in item.lines if len(line.strip()) > 12}
+    forms = [bridge.answer_source(exercise), bridge.released_answer_source(exercise), bridge.solution_code(exercise),
+             bridge.starter_code(exercise)]
+    for form in forms:
+        assert "BEGIN FAIR" not in form and "BEGIN WRONG" not in form and "BEGIN GRADER" not in form
+        leaked = [line for line in lines if line in form and line not in exercise.master.read_text().split("# BEGIN FAIR")[0]]
+        assert not leaked, leaked

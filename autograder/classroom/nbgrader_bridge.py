@@ -36,7 +36,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.format.exercise import ROOT, Exercise, discover, load, split_header
+from autograder.format import exercise as exercise_format
+from autograder.format.exercise import ROOT, Exercise, discover, load
 from autograder.learner.view import learner_view, parse_hide, relabel, render
 from autograder.format.result import ERROR, FAILED, CheckResult, Result
 
@@ -78,11 +79,6 @@ def task_cell_id(exercise_id: str) -> str:
 # code that both versions share (weights drawn from the RNG, a registered operator) therefore runs
 # once, exactly as in the learner's file, and the fixed definitions replace the broken ones.
 
-# Any region of the master: only SOLUTION (the fix) and STARTER (the broken code) reach a cell; every
-# other kind (GRADER, and any the format adds, such as the verdict study's regions) is left out.
-_MARKER_LINE = re.compile(r"^(?P<indent>\s*)# (?P<verb>BEGIN|END) (?P<region>[A-Z]+)\s*$")
-
-
 @dataclass
 class _Line:
     text: str
@@ -92,19 +88,20 @@ class _Line:
 
 
 def _lines(exercise: Exercise) -> list[_Line]:
-    _, code = split_header(exercise.master.read_text(encoding="utf-8"), exercise.id)
-    out, region, indent = [], None, ""
-    for text in code.splitlines():
-        match = _MARKER_LINE.match(text)
-        if match:
-            if match["verb"] == "BEGIN":
-                region, indent = match["region"], match["indent"]
-                out.append(_Line(text, region, True, indent))
-            else:
-                out.append(_Line(text, region, True, indent))
-                region, indent = None, ""
+    """The master's code line by line, from the format's own region reader. Only SOLUTION (the fix)
+    and STARTER (the broken code) reach a cell; GRADER is dropped later, and the FAIR and WRONG
+    variants (the verdict study's fixes) are left out here, markers and all."""
+    _, items = exercise_format._header_and_body(exercise.master.read_text(encoding="utf-8"), exercise.id)
+    out = []
+    for item in items:
+        if isinstance(item, str):
+            out.append(_Line(item.rstrip("\n").rstrip("\r"), None, False, ""))
             continue
-        out.append(_Line(text, region, False, indent))
+        if item.kind in exercise_format.VARIANT_KINDS:
+            continue
+        out.append(_Line(item.begin.rstrip("\n"), item.kind, True, item.indent))
+        out += [_Line(line.rstrip("\n").rstrip("\r"), item.kind, False, item.indent) for line in item.lines]
+        out.append(_Line(item.end.rstrip("\n"), item.kind, True, item.indent))
     return out
 
 

@@ -132,8 +132,13 @@ class GradingService:
             levels[exercise_id] = level + 1
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(levels, indent=1) + "\n", encoding="utf-8")
-        return {"exercise": exercise_id, "level": level + 1, "of": len(hints),
-                "text": f"Hint {level + 1}/{len(hints)}: {hints[level]}"}
+        text = f"Hint {level + 1}/{len(hints)}: {hints[level]}"
+        requirements = [r.text for r in getattr(self.exercises[exercise_id], "requirements", [])]
+        if requirements:  # what the fix must do, as the self-paced hint shows it
+            from autograder.format.exercise import requirements_block
+
+            text += "\n\n" + requirements_block(requirements)
+        return {"exercise": exercise_id, "level": level + 1, "of": len(hints), "text": text}
 
 
 def make_app(service: GradingService, prefix: str, hub_auth):
