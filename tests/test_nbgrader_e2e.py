@@ -427,20 +427,20 @@ def test_an_unlocked_and_edited_check_cell_is_restored_graded_and_flagged(course
 def test_late_work_and_the_roster_summary(course):
     rows = grades(course)
     assert (float(rows["hank"]["raw_score"]), float(rows["hank"]["late_submission_penalty"]), float(rows["hank"]["score"])) \
-        == (10, 2, 8), "30 h late at 10 % per started day: two days"
+        == (10, 2, 8), ("30 h late at 10 % per started day: two days", rows["hank"])
     assert float(rows["alice"]["late_submission_penalty"]) == 0
     reports = course["root"] / "class_reports" / ASSIGNMENT
     with open(reports / "lms.csv", newline="") as handle:
         lms = {row["student_id"]: row for row in csv.DictReader(handle)}
     assert set(lms) == set(EXPECTED), "every student of the roster, with or without a submission"
-    assert (lms["hank"][TT], lms["hank"][BC], lms["hank"]["late_penalty"], lms["hank"]["score"]) == ("5", "5", "2", "8")
-    assert lms["hank"]["flags"].startswith("late by 30.0 h")
-    assert (lms["ivan"]["max_score"], lms["ivan"]["score"], lms["ivan"]["flags"]) == ("10", "0", "no submission")
-    assert lms["dave"]["max_score"] == "10", "the maximum is the assignment's, not what was submitted"
-    assert lms["alice"]["email"] == "alice@example.org" and lms["alice"]["percent"] == "100"
+    assert (lms["hank"][TT], lms["hank"][BC], lms["hank"]["late_penalty"], lms["hank"]["score"]) == ("5", "5", "2", "8"), lms["hank"]
+    assert lms["hank"]["flags"].startswith("late by 30.0 h"), lms["hank"]
+    assert (lms["ivan"]["max_score"], lms["ivan"]["score"], lms["ivan"]["flags"]) == ("10", "0", "no submission"), lms["ivan"]
+    assert lms["dave"]["max_score"] == "10", ("the maximum is the assignment's, not what was submitted", lms["dave"])
+    assert lms["alice"]["email"] == "alice@example.org" and lms["alice"]["percent"] == "100", lms["alice"]
     summary = json.loads((reports / "summary.json").read_text())
-    assert summary["missing"] == ["ivan"] and "frank" in summary["flagged"] and "gina" in summary["flagged"]
-    assert "no submission from: ivan" in course["log"]
+    assert summary["missing"] == ["ivan"] and "frank" in summary["flagged"] and "gina" in summary["flagged"], summary["flagged"]
+    assert "no submission from: ivan" in course["log"], course["log"][-3000:]
 
 
 @pytest.mark.slow
