@@ -16,4 +16,4 @@ from autograder.sandbox.probe import (  # noqa: F401
     tally_run,
 )
 from autograder.sandbox.probe.drift import TorchChanged, drift  # noqa: F401
-from autograder.sandbox.probe.messages import failed_guard, gb_id, gb_type_of, graph_break, guard_log  # noqa: F401
+from autograder.sandbox.probe.messages import failed_guard, gb_id, gb_type_of, graph_break, guard_log, logged_warnings  # noqa: F401

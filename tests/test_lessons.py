@@ -14,6 +14,7 @@ again inside the lesson kernels cost most of this test's time.
 
 import ast
 import json
+import os
 import re
 import time
 from collections import Counter
@@ -194,6 +195,9 @@ def test_lesson_runs_top_to_bottom(lesson, tmp_path, monkeypatch):
         "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
         "display_name": "course", "language": "python"}))
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path))
+    # The kernel imports this checkout's autograder, even where the environment's editable install
+    # points at another one (a second worktree sharing one .venv).
+    monkeypatch.setenv("PYTHONPATH", str(ROOT) + (":" + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else ""))
     notebook = jupytext.read(lesson)
     stubbed = stub_exercise_cells(notebook)
     exercises = [e for e in discover() if e.lesson == lesson]

@@ -62,9 +62,10 @@ def alarm(name: str, expects, *sections: str, costly: bool = False):
     return register
 
 
-def drift(name: str, observed=_MISSING):
+def drift(name: str, observed=_MISSING) -> None:
     """Check the alarm ``name``: with ``observed`` (what a lesson cell measured itself) against what it
-    expects, else by running its own observation. Returns the observed value; raises TorchChanged."""
+    expects, else by running its own observation. Raises TorchChanged when they differ (returns
+    nothing, so that a notebook cell ending with it shows no value)."""
     try:
         entry = ALARMS[name]
     except KeyError:
@@ -73,7 +74,6 @@ def drift(name: str, observed=_MISSING):
         observed = _observe(entry)
     if observed != entry.expects:
         raise TorchChanged(entry.message(observed))
-    return observed
 
 
 @dataclass
@@ -241,3 +241,110 @@ def _():
        "6.2")
 def _():
     return sorted(name for name in dir(torch.compiler) if name.endswith("_unsafe") and name.startswith(("keep_", "skip_")))
+
+
+# -- lesson 1 ---------------------------------------------------------------------------------------
+
+@alarm("a resume function is named after the function and the line it resumes at", True, "1.2", "2.5.1", "7.1")
+def _():
+    import re
+
+    from torch._dynamo.utils import counters
+
+    def report(x):
+        y = torch.sin(x) * 2
+        print("halfway there")
+        return torch.cos(y) + 1
+
+    torch.compile(report, backend="eager")(torch.randn(4))
+    return [bool(re.fullmatch(r"torch_dynamo_resume_in_report_at_\d+", name)) for name in counters["resumes"]] == [True]
+
+
+@alarm("fullgraph=True captures .item() into the graph", True, "1.2", "2.2.2", "2.5.3.5")
+def _():
+    from .counts import fullgraph_error, tally_calls
+
+    def scale_by_mean(x):
+        return x * x.mean().item()
+
+    t = tally_calls(scale_by_mean, [(torch.randn(8),)], fullgraph=True)
+    return fullgraph_error(scale_by_mean, torch.randn(8)) is None and t.graphs == 1 and t.graph_breaks == 0
+
+
+@alarm("fullgraph=True captures nonzero() into the graph", True, "2.2.2")
+def _():
+    from .counts import fullgraph_error
+
+    return fullgraph_error(lambda x: x.nonzero().float().sum(), torch.randn(4)) is None
+
+
+@alarm("a graph-break message has an explanation, hints, a registry link and the user stack", (True, True, True, 3), "1.2.1")
+def _():
+    from .messages import graph_break
+
+    def summarize(h):
+        return {"peak": max(h.flatten().tolist())}
+
+    def layer(x, w):
+        h = torch.relu(x @ w)
+        return h, summarize(h)
+
+    def model(x, w):
+        h, stats = layer(x, w)
+        return h.sum() / stats["peak"]
+
+    brk = graph_break(model, torch.randn(4, 3), torch.randn(3, 3))
+    return (bool(brk.explanation), bool(brk.hints), bool(brk.link), len(brk.user_stack))
+
+
+@alarm("the skipped-function message suggests dont_skip_tracing", True, "1.2.1")
+def _():
+    from torch.utils.data import default_collate
+
+    from .messages import graph_break
+
+    brk = graph_break(lambda samples: default_collate(samples).mean(dim=0), [torch.randn(3) for _ in range(2)])
+    return any("dont_skip_tracing" in hint for hint in brk.hints)
+
+
+@alarm("explain counts a nested break more often than the break counter", True, "1.2.2")
+def _():
+    from .counts import tally_calls
+
+    def level_0(x):
+        x = x + 1
+        torch._dynamo.graph_break()
+        return x + 2
+
+    def level_1(x):
+        return level_0(x * 2) - 1
+
+    def level_2(x):
+        return level_1(x * 3) - 2
+
+    nested = torch._dynamo.explain(level_2)(torch.ones(3))
+    return nested.graph_break_count > tally_calls(level_2, [(torch.ones(3),)]).graph_breaks
+
+
+@alarm("the guard log is a tree with the user's source line after each guard", True, "1.3.1", "7.1")
+def _():
+    from .messages import guard_log
+
+    def blend(a, b, alpha):
+        return a * alpha + b * (1 - alpha)
+
+    tree = guard_log(blend, torch.randn(3), torch.randn(3), 0.25)
+    located = tree.of("TENSOR_MATCH") + [g for g in tree.of("EQUALS_MATCH") if "alpha" in g.text]
+    return bool(tree.lines) and len(located) == 3 and all(g.user_code for g in located)
+
+
+@alarm("Inductor bounds a dynamic size while lowering a reshape and softmax", (1, 2), "1.5", costly=True)
+def _():
+    from .counts import tally_calls
+
+    def row_softmax_sum(x):
+        return x.reshape(-1, 8).softmax(-1).sum(0)
+
+    two_sizes = [(torch.randn(6, 8),), (torch.randn(5000, 8),)]
+    return (tally_calls(row_softmax_sum, two_sizes, dynamic=True).graphs,
+            tally_calls(row_softmax_sum, two_sizes, dynamic=True, backend="inductor").graphs)

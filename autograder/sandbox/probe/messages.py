@@ -256,3 +256,26 @@ def failed_guard(reason: str) -> FailedGuard:
         kind = "length" if bare.startswith("len(") else "value"
         return FailedGuard(compile_id, kind, subject, text)
     return FailedGuard(compile_id, "other", "", text)
+
+
+# -- warnings Dynamo logs --------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def logged_warnings(logger_name: str = "torch._dynamo"):
+    """Collect the warnings a torch logger emits while the block runs, as a list of messages, instead
+    of printing them: a lesson shows the ones it is about, and its output stays free of the rest.
+    (Dynamo's notices, such as the recompile-limit one, are logging records, not Python warnings.)"""
+    logger = logging.getLogger(logger_name)
+    messages: list[str] = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = lambda record: messages.append(record.getMessage())
+    saved = logger.handlers[:]
+    for existing in saved:
+        logger.removeHandler(existing)
+    logger.addHandler(handler)
+    try:
+        yield messages
+    finally:
+        logger.removeHandler(handler)
+        for existing in saved:
+            logger.addHandler(existing)
