@@ -348,3 +348,22 @@ def _():
     two_sizes = [(torch.randn(6, 8),), (torch.randn(5000, 8),)]
     return (tally_calls(row_softmax_sum, two_sizes, dynamic=True).graphs,
             tally_calls(row_softmax_sum, two_sizes, dynamic=True, backend="inductor").graphs)
+
+
+# -- lesson 2a --------------------------------------------------------------------------------------
+
+@alarm("a nonstrict_trace call is one flat_apply node in the Dynamo graph", ["flat_apply_capture"], "2.1.2", "2.3")
+def _():
+    names = []
+
+    def keep(gm, example_inputs):
+        names.extend(getattr(n.target, "__name__", str(n.target)) for n in gm.graph.nodes if n.op == "call_function")
+        return gm.forward
+
+    def helper(x):
+        y = torch.sin(x) * 2
+        torch._dynamo.graph_break()
+        return torch.cos(y)
+
+    torch.compile(lambda x: torch._dynamo.nonstrict_trace(helper)(x + 1) - 1, backend=keep, fullgraph=True)(torch.randn(3))
+    return [name for name in names if "flat_apply" in name]
