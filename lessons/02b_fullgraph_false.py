@@ -34,7 +34,7 @@
 # As in every lesson, each number is measured by the cell that states it and `assert`ed there; a
 # fact that a torch release may change is checked by a named drift alarm, `drift("...")`, which
 # says "torch changed: ..." when it no longer holds. The counting helpers are those of lessons 1
-# and 2a, from `autograder.lab`: `tally_calls`, `tally_run`, `fullgraph_error`. Each
+# and 2a, from `autograder.lab`: `tally_calls`, `tally_run`, `graph_break`. Each
 # `tally_calls(...)` result also lists `break_types` (Dynamo's own name for each break it handled,
 # and `break_type_ids`, their ids in Dynamo's graph-break registry) and `skipped` (the functions
 # whose frames Dynamo skipped and ran eagerly); `run_case(fn, *args, **options)` compiles `fn`, calls
@@ -46,13 +46,14 @@
 import contextlib
 import io
 import logging
+import re
 import sys
 
 import torch
 from torch.utils.data import DataLoader, TensorDataset
 
 from autograder import check, hint
-from autograder.lab import GraphTally, drift, fullgraph_error, run_case, tally_calls, tally_run
+from autograder.lab import GraphTally, drift, graph_break, logged_warnings, run_case, tally_calls, tally_run
 
 torch.manual_seed(0)
 logging.getLogger("torch._dynamo").setLevel(logging.ERROR)  # recompile-limit warnings are measured below, not printed
@@ -108,7 +109,9 @@ def epoch(xs, ys):
 whole = tally_calls(epoch, [(xs, ys)])
 print(whole)
 print("skipped:", whole.skipped)
-assert whole.skipped and all(name.startswith("torch_dynamo_resume_in_epoch") for name in whole.skipped)
+assert whole.skipped and "epoch" not in whole.skipped  # what was skipped is the rest of epoch, after its first break
+drift("a resume function is named after the function and the line it resumes at",
+      all(re.fullmatch(r"torch_dynamo_resume_in_epoch_at_\d+", name) for name in whole.skipped))
 
 # %% [markdown]
 # No error, and the loss goes down. But Dynamo could not trace the DataLoader's iterator, and since
@@ -133,27 +136,53 @@ def fit(step):
 one_step = tally_run(train_step, fit)
 kinds = sorted(set(one_step.break_types))
 print(one_step)
-print("skipped:", one_step.skipped, "| break types:", kinds)
+print("skipped:", one_step.skipped, "| break types:", kinds, sorted(set(one_step.break_type_ids)))
 assert one_step.skipped == [] and one_step.compiled_calls == one_step.calls == 3
-assert kinds == ["Attempted to inline function marked as skipped", "Call to `torch._dynamo.graph_break()`",
-                 "Unsupported Tensor.backward() call"]
+drift("an SGD training step breaks at zero_grad, backward and the optimizer's step", sorted(set(one_step.break_type_ids)))
 
 # %% [markdown]
 # Nothing skipped, every call ran compiled code, and three kinds of break remain. Those three are
-# what a training step costs on torch 2.13, and they come from PyTorch's code, not from yours:
-# `Optimizer.zero_grad` is on Dynamo's skip list, `Tensor.backward()` is not traced, and the
-# optimizer's `step` contains an explicit `graph_break()`. So a step with `backward()` and an
-# optimizer can never be one graph here:
+# what a training step costs on torch 2.13 with the default settings, and they come from PyTorch's
+# code, not from yours: `Optimizer.zero_grad` is on Dynamo's skip list (GB0008, "marked as
+# skipped"), `Tensor.backward()` is not traced (GB0123), and the optimizer's `step` contains an
+# explicit `graph_break()` (GB0025). So with the defaults, a step with `backward()` and an optimizer
+# cannot be one graph:
 
 # %%
-message = fullgraph_error(train_step, xs[:4], ys[:4])
-print(message)
-assert message == "Attempted to inline function marked as skipped"
+brk = graph_break(train_step, xs[:4], ys[:4])
+print(brk.gb_id, brk)
+assert brk.gb_id == "GB0008"  # "Attempted to inline function marked as skipped": zero_grad comes first
 
 # %% [markdown]
-# Compile such a step with `fullgraph=False` and judge it by its list of breaks, as this chapter's
-# graders do. (Compiling only the model, `net.compile()`, is the other common choice: then the
-# forward pass is compiled, and backward and the optimizer run as usual.)
+# Not every one of those breaks is forever. The `backward()` break is a setting: Dynamo's own hint
+# for it names `torch._dynamo.config.trace_autograd_ops`, and with it on (experimental on 2.13)
+# the backward pass is traced into the graph. A step without an optimizer then compiles with
+# `fullgraph=True`:
+
+# %%
+def loss_and_grads(x, y):
+    loss = torch.nn.functional.mse_loss(net(x), y)
+    loss.backward()
+    return loss.detach()
+
+
+default_break = graph_break(loss_and_grads, xs[:4], ys[:4])
+with torch._dynamo.config.patch(trace_autograd_ops=True):
+    traced_backward = tally_calls(loss_and_grads, [(xs[:4], ys[:4])], fullgraph=True)
+print("default:                ", default_break.gb_id, default_break)
+print("trace_autograd_ops=True:", traced_backward)
+assert default_break.gb_id == "GB0123"  # "Unsupported Tensor.backward() call"
+drift("trace_autograd_ops puts backward() into the graph", (traced_backward.graphs, traced_backward.graph_breaks))
+
+# %% [markdown]
+# The optimizer's own `graph_break()` stays; *compiled autograd* (`torch._dynamo.config.
+# compiled_autograd`, outside this course) is the other way PyTorch compiles the backward pass. In
+# practice: compile such a step with `fullgraph=False` and judge it by its list of breaks, as this
+# chapter's graders do. (Compiling only the model, `net.compile()`, is the other common choice:
+# then the forward pass is compiled, and backward and the optimizer run as usual.) Under
+# `DistributedDataParallel` or FSDP, compile the module *inside* the wrapper (the model you wrapped,
+# or each of its blocks), not the wrapper itself: the wrapper's communication hooks are not code to
+# trace.
 #
 # ### Exercise: compile_step_not_loop
 #
@@ -191,8 +220,8 @@ returned = in_place.compile(backend="eager")
 print("torch.compile(model):", type(wrapped).__name__, "| isinstance Small:", isinstance(wrapped, Small),
       "| keys:", list(wrapped.state_dict()))
 print("model.compile():     ", type(in_place).__name__, "| returned:", returned, "| keys:", list(in_place.state_dict()))
-assert type(wrapped).__name__ == "OptimizedModule" and not isinstance(wrapped, Small)
-assert list(wrapped.state_dict()) == ["_orig_mod.lin.weight", "_orig_mod.lin.bias"]
+assert isinstance(wrapped, torch._dynamo.eval_frame.OptimizedModule) and not isinstance(wrapped, Small)
+drift("an OptimizedModule's state dict prefixes every key with _orig_mod.", list(wrapped.state_dict()))
 assert returned is None and type(in_place) is Small and list(in_place.state_dict()) == ["lin.weight", "lin.bias"]
 
 # %% [markdown]
@@ -281,8 +310,8 @@ x8 = torch.randn(4, 8)
 print(f"recursive=True:  {rec} | break types: {rec.break_types} | printed {rec_lines}")
 print(f"recursive=False: {nonrec} | break types: {nonrec.break_types} | printed {nonrec_lines}")
 assert rec_lines == nonrec_lines == ["chatty sees a batch of 4"]
-assert rec.graphs == 2 and rec.break_types == ["Skip calling `torch.compiler.disable()`d function"]
-assert nonrec.graphs == 3 and nonrec.break_types == ["Skip inlining `torch.compiler.disable()`d function"]
+assert rec.graphs == 2 and rec.break_type_ids == ["GB0098"]  # "Skip calling `torch.compiler.disable()`d function"
+assert nonrec.graphs == 3 and nonrec.break_type_ids == ["GB0099"]  # "Skip inlining `torch.compiler.disable()`d function"
 assert torch.allclose(uses_all(x8), uses_frame(x8))
 
 # %% [markdown]
@@ -291,9 +320,9 @@ assert torch.allclose(uses_all(x8), uses_frame(x8))
 # break, not a way around one: under `fullgraph=True` its call is an error.
 
 # %%
-message = fullgraph_error(uses_all, x8)
-print(message)
-assert message == "Skip calling `torch.compiler.disable()`d function"
+brk = graph_break(uses_all, x8)
+print(brk.gb_id, brk)
+assert brk.gb_id == "GB0098"  # "Skip calling `torch.compiler.disable()`d function"
 
 # %% [markdown]
 # *Suppressing errors* is a different tool. When the compiler itself fails (a backend crashes, or
@@ -322,7 +351,7 @@ with torch._dynamo.config.patch(suppress_errors=True):
     fullgraph_break = run_case(lambda x: torch._dynamo.graph_break() or x, torch.ones(2), fullgraph=True)
 print("default:", default_outcome, "| suppress_errors=True:", suppressed, "| fullgraph break:", fullgraph_break.error)
 assert default_outcome == "BackendCompilerFailed" and torch.equal(suppressed, torch.full((2,), 2.0))
-assert fullgraph_break.error == "Unsupported: Call to `torch._dynamo.graph_break()`"
+assert fullgraph_break.error_type == "Unsupported" and fullgraph_break.error_id == "GB0025"  # the break still raised
 
 # %% [markdown]
 # Two things to know. `suppress_errors` does not silence graph breaks under `fullgraph=True` (the
@@ -362,7 +391,7 @@ names = {"torch._dynamo.error_on_graph_break": hasattr(torch._dynamo, "error_on_
          "torch._dynamo.set_fullgraph": hasattr(torch._dynamo, "set_fullgraph"),
          "torch.compiler.set_fullgraph": hasattr(torch.compiler, "set_fullgraph")}
 print(names)
-assert list(names.values()) == [True, False, False, False]
+drift("error_on_graph_break lives in torch._dynamo only", names)  # flips when it moves to torch.compiler
 
 # %% [markdown]
 # In the examples, `EGB` is short for `torch._dynamo.error_on_graph_break`, and `helper` is a
@@ -414,7 +443,7 @@ class StrictModel(torch.nn.Module):
 strict_model = StrictModel()
 before = run_case(strict_model, torch.ones(3))
 print(before)
-assert before.error == "Unsupported: Call to `torch._dynamo.graph_break()`"
+assert before.error_type == "Unsupported" and before.error_id == "GB0025"  # "Call to `torch._dynamo.graph_break()`"
 
 # %% [markdown]
 # `EGB(False)` makes an exception for exactly the library call. As a context manager around the
@@ -432,7 +461,8 @@ class StrictModelTolerantCall(StrictModel):
 
 after = run_case(StrictModelTolerantCall(), torch.ones(3))
 print(after, "| break types:", sorted(set(after.break_types)))
-assert after.error is None and after.graphs == 5 and set(after.break_types) == {"Call to `torch._dynamo.graph_break()`"}
+drift("nested graph breaks are off by default")  # the graph count below follows from it
+assert after.error is None and after.graphs == 5 and set(after.break_type_ids) == {"GB0025"}
 
 # %% [markdown]
 # The model runs, with the library's break: 5 graphs, because a break nested inside calls costs
@@ -469,7 +499,7 @@ plain = run_case(logs_then_calls, torch.ones(3), helper)
 guarded = run_case(logs_then_calls, torch.ones(3), strict_helper)
 print("hot path unguarded:", plain)
 print("hot path guarded:  ", guarded)
-assert plain.error is None and guarded.error == "Unsupported: Call to `torch._dynamo.graph_break()`"
+assert plain.error is None and guarded.error_type == "Unsupported" and guarded.error_id == "GB0025"
 assert guarded.graphs == 1  # the graph before the print was compiled: the outer break was tolerated
 
 # %% [markdown]
@@ -577,7 +607,7 @@ interaction = {
 }
 for name, outcome in interaction.items():
     print(f"{name:>46}: {outcome.error}")
-assert all(outcome.error == "Unsupported: Call to `torch._dynamo.graph_break()`" for outcome in interaction.values())
+assert all(outcome.error_type == "Unsupported" and outcome.error_id == "GB0025" for outcome in interaction.values())
 
 # %% [markdown]
 # #### 2.5.3.5 fullgraph=True/False compared with error_on_graph_break
@@ -611,6 +641,7 @@ table = {name: (cell(run_case(fn, torch.ones(3))), cell(run_case(fn, torch.ones(
 print(f"{'':>40} | {'fullgraph=False':<16} | fullgraph=True")
 for name, (tolerant_cell, full_cell) in table.items():
     print(f"{name:>40} | {tolerant_cell:<16} | {full_cell}")
+drift("nested graph breaks are off by default")  # the graph counts follow from it (2.5.4)
 assert table == {
     "no setting": ("ok, 4 graphs", "error"),
     "EGB(True) on the function": ("error", "error"),
@@ -627,7 +658,51 @@ assert table == {
 # more level of calls above the break, section 2.5.4.) So: `fullgraph=True` for code that must be
 # one graph as a whole, `EGB(True)` for a part that must not break inside code that may, and
 # `EGB(False)` for a known break inside strict code.
+
+# %% [markdown]
+# `EGB(True)` is not `fullgraph=True` for a region, though. Two differences on torch 2.13 matter in
+# practice:
 #
+# - `fullgraph=True` turns on the capture of `.item()` (lesson 1.2, 2.2.2.1), so a scalar read is
+#   not a break at all; `EGB(True)` does not, so the same read is a break, and an error;
+# - at the recompile limit (2.5.5.4), `fullgraph=True` raises `FailOnRecompileLimitHit`;
+#   `EGB(True)` says nothing, and the calls past the limit run eagerly.
+
+# %%
+def scale_by_sum(x):
+    return x * x.sum().item()
+
+
+def by_length(x):
+    return torch.tanh(x) * 2
+
+
+limit = torch._dynamo.config.recompile_limit
+lengths = [(torch.ones(n),) for n in range(2, 4 + limit)]
+
+
+def past_the_limit(fn, **options):
+    """Compile fn (dynamic=False) and call it with more lengths than the limit allows:
+    (the exception raised or None, how many calls ran compiled code)."""
+    try:
+        with logged_warnings():
+            t = tally_calls(fn, lengths, dynamic=False, **options)
+    except torch._dynamo.exc.FailOnRecompileLimitHit as exc:
+        return type(exc).__name__, None
+    return None, t.compiled_calls
+
+
+item_egb, item_full = run_case(EGB(True)(scale_by_sum), torch.ones(3)), run_case(scale_by_sum, torch.ones(3), fullgraph=True)
+limit_egb, limit_full = past_the_limit(EGB(True)(by_length)), past_the_limit(by_length, fullgraph=True)
+print(f"{'':>16} | {'EGB(True)':<40} | fullgraph=True")
+print(f"{'.item()':>16} | {cell(item_egb):<40} | {cell(item_full)}")
+print(f"{'recompile limit':>16} | {f'no error, {limit_egb[1]}/{len(lengths)} calls compiled':<40} | {limit_full[0]}")
+assert item_egb.error_type == "Unsupported" and item_egb.error_id == "GB0124"  # ".item() with capture_scalar_outputs=False"
+assert item_full.error is None and item_full.graphs == 1
+assert limit_egb == (None, limit) and limit_full == ("FailOnRecompileLimitHit", None)
+drift("fullgraph=True captures .item() into the graph", item_full.error is None and item_full.graphs == 1)
+
+# %% [markdown]
 # ### Exercise: predict_strictness
 #
 # [exercises/02_graph_breaks/predict_strictness.py](../exercises/02_graph_breaks/predict_strictness.py):
@@ -682,9 +757,10 @@ print("nested_graph_breaks default:", torch._dynamo.config.nested_graph_breaks)
 for depth, (old, new) in enumerate(zip(legacy, resumed)):
     print(f"N={depth}: default {old.graphs} graphs, {old.graph_breaks} breaks | nested_graph_breaks=True: "
           f"{new.graphs} graphs, {new.graph_breaks} break")
-assert torch._dynamo.config.nested_graph_breaks is False
-assert [t.graphs for t in legacy] == [2 * (n + 1) for n in range(5)] and [t.graph_breaks for t in legacy] == [1, 2, 3, 4, 5]
-assert all(t.graphs == 2 and t.graph_breaks == 1 for t in resumed)
+drift("nested graph breaks are off by default", torch._dynamo.config.nested_graph_breaks)
+drift("a break N calls deep costs 2(N+1) graphs and N+1 breaks", ([t.graphs for t in legacy], [t.graph_breaks for t in legacy]))
+drift("with nested_graph_breaks on, a break at any depth costs 2 graphs and 1 break",
+      all(t.graphs == 2 and t.graph_breaks == 1 for t in resumed))
 
 # %% [markdown]
 # The newer behaviour, `torch._dynamo.config.nested_graph_breaks = True`, resumes inside the
@@ -775,8 +851,9 @@ inside, _ = printed(tally_calls, loop_with_print, [(torch.ones(3),)])
 after, _ = printed(tally_calls, loop_then_print, [(torch.ones(3),)])
 print("break inside the loop:", inside, "| skipped:", inside.skipped, "| break types:", inside.break_types)
 print("break after the loop: ", after, "| skipped:", after.skipped)
-assert inside.graphs == 0 and inside.graph_breaks == 0 and inside.compiled_calls == 0 and inside.skipped == ["loop_with_print"]
-assert inside.break_types == ["graph break in loop"]
+assert inside.graphs == 0 and inside.compiled_calls == 0 and inside.skipped == ["loop_with_print"]
+assert inside.break_type_ids == ["GB7000"]  # "graph break in loop"
+drift("a break in a loop is not counted as a graph break", inside.graph_breaks)
 assert after.graphs == 2 and after.skipped == []
 
 # %% [markdown]
@@ -846,7 +923,7 @@ regions = {fn.__name__: tally_calls(fn, [(torch.ones(3),)]) for fn in (break_in_
 for name, t in regions.items():
     print(f"{name:>22}: {t.graphs} graphs, skipped {t.skipped}, break types {t.break_types}")
 assert regions["break_in_region"].graphs == 0 and regions["break_in_region"].skipped == ["break_in_region"]
-assert regions["break_in_region"].break_types == ["Graph break under GenericContextWrappingVariable"]
+assert regions["break_in_region"].break_type_ids == ["GB0066"]  # a break under a context manager Dynamo cannot split
 assert regions["break_between_regions"].graphs == 2 and regions["break_in_no_grad"].graphs == 2
 assert not regions["break_between_regions"].skipped and not regions["break_in_no_grad"].skipped
 
@@ -912,9 +989,11 @@ check("skip_try_block")
 # #### 2.5.5.4 Hitting the recompilation limit
 #
 # Dynamo keeps at most `torch._dynamo.config.recompile_limit` (8) compiled versions of one
-# function. The next call that would need a ninth does not raise: Dynamo logs a warning, stops
-# compiling the function, and runs it eagerly from then on. Here `dynamic=False` makes every new
-# length a new graph:
+# function. The next call that would need a ninth does not raise: Dynamo logs a warning, which
+# names the function and the guard that failed last, and compiles no new version of it. From then
+# on each call runs the cached version whose guards it passes, if there is one, and runs eagerly
+# otherwise (lesson 1.4 shows a call of an old shape still running compiled code). Here
+# `dynamic=False` makes every new length a new graph, so every call past the limit is new:
 
 # %%
 def scale(x):
@@ -922,18 +1001,21 @@ def scale(x):
 
 
 lengths = [(torch.ones(n),) for n in range(2, 12)]
-static = tally_calls(scale, lengths, dynamic=False)
+drift("the recompile limit is 8 compiled entries per function", limit)
+with logged_warnings() as warned:
+    static = tally_calls(scale, lengths, dynamic=False)
 automatic = tally_calls(scale, lengths)
-print("dynamic=False:", static, "| skipped:", static.skipped)
+notice = next(message for message in warned if "recompile_limit" in message)
+print("dynamic=False:", static)
 print("dynamic=None: ", automatic)
-assert torch._dynamo.config.recompile_limit == 8
-assert static.graphs == 8 and static.compiled_calls == 8 and static.calls == 10 and static.skipped == ["?"]
+print("\n".join(notice.splitlines()[:3]))
+assert static.graphs == limit and static.compiled_calls == limit and static.calls == 10
+assert "'scale'" in notice  # the warning names the function
 assert automatic.graphs == 2 and automatic.compiled_calls == 10
 
 # %% [markdown]
-# Eight graphs, and the last two calls ran eagerly. (The skipped entry has no name: Dynamo's
-# record of a recompile-limit skip does not carry the function.) With a break in the function,
-# its second half is a frame of its own, a resume function, and it has a limit of its own too:
+# Eight graphs, and the last two calls ran eagerly. With a break in the function, its second half
+# is a frame of its own, a resume function, and it has a limit of its own too:
 
 # %%
 def scale_with_break(x):
@@ -943,16 +1025,18 @@ def scale_with_break(x):
 
 
 eleven = [(torch.ones(n),) for n in range(2, 13)]
-both_halves = tally_calls(scale_with_break, eleven, dynamic=False)
+with logged_warnings():
+    both_halves = tally_calls(scale_with_break, eleven, dynamic=False)
 print(both_halves)
-assert both_halves.graphs == 16 and both_halves.compiled_calls == 8
+assert both_halves.graphs == 2 * limit and both_halves.compiled_calls == limit
 try:
-    tally_calls(scale, lengths, dynamic=False, fullgraph=True)
+    with logged_warnings():
+        tally_calls(scale, lengths, dynamic=False, fullgraph=True)
     limit_error = None
 except Exception as exc:
-    limit_error = type(exc).__name__
-print("with fullgraph=True:", limit_error)
-assert limit_error == "FailOnRecompileLimitHit"
+    limit_error = exc
+print("with fullgraph=True:", type(limit_error).__name__)
+assert isinstance(limit_error, torch._dynamo.exc.FailOnRecompileLimitHit)
 
 # %% [markdown]
 # Sixteen graphs, eight for each half, and still only eight calls ran compiled code. Under
@@ -976,7 +1060,9 @@ check("skip_recompile_limit")
 #
 # When the compiler itself fails, that is by default an error, not a skip: a backend that crashes
 # raises `BackendCompilerFailed` (section 2.5.2), and a crash inside Dynamo raises too. They do
-# happen. On torch 2.13 this innocent report crashes Dynamo, but only on the second call. The first
+# happen. On torch 2.13 this innocent report crashes Dynamo, but only on the second call (a Dynamo
+# bug: the drift alarm below says so the day it is fixed, and this section then needs another
+# example). The first
 # call compiles the part after the `.tolist()` break with the floats as constants, guarded on their
 # values; the second call, with other values, recompiles it with the floats as symbols, and
 # formatting a symbolic float with `:.2f` fails inside Dynamo.
@@ -1003,7 +1089,7 @@ try:
 except Exception as exc:
     crash = type(exc).__name__
 print("default: call(s) finished", finished, "then", crash)
-assert finished == [1] and crash == "InternalTorchDynamoError"
+drift("formatting a symbolic float with :.2f crashes Dynamo on the second call", (finished, crash))  # a Dynamo bug
 finished.clear()
 with torch._dynamo.config.patch(suppress_errors=True):
     survived, lines = printed(tally_run, report, two_calls)
@@ -1075,6 +1161,10 @@ assert isolated.ops_per_graph[0] == 2 and isolated.ops_per_graph[-1] == 2  # rel
 # in a graph before the call and one after it. (The monitors' own `h.mean()` reads show up as small
 # graphs of their own.)
 #
+# A function can also be skipped for another reason: it lives in a module on Dynamo's skip list
+# (the message then says "marked as skipped"). For tensor code of that kind,
+# `torch._dynamo.dont_skip_tracing` makes Dynamo trace it after all (lesson 1.2.1).
+#
 # ### Exercise: isolate_skip
 #
 # [exercises/02_graph_breaks/isolate_skip.py](../exercises/02_graph_breaks/isolate_skip.py): let a
@@ -1089,16 +1179,18 @@ check("isolate_skip")
 # %% [markdown]
 # ## Summary of part 2
 #
-# - Compile the step, not the loop; a training step on torch 2.13 keeps three breaks (zero_grad,
-#   backward, the optimizer's step), so judge it by its list of breaks (2.5.1). Prefer
-#   `model.compile()` to `torch.compile(model)` (2.5.1.1).
+# - Compile the step, not the loop; with the default settings a training step on torch 2.13 keeps
+#   three breaks (zero_grad, backward, the optimizer's step), so judge it by its list of breaks
+#   (2.5.1). Under DDP or FSDP, compile the module inside the wrapper. Prefer `model.compile()` to
+#   `torch.compile(model)` (2.5.1.1).
 # - `torch.compiler.disable` turns a function into one clean break; `recursive=False` keeps what
 #   it calls compiled. `suppress_errors` hides compiler crashes, and only them (2.5.2).
 # - `torch._dynamo.error_on_graph_break(True)` makes a region strict, `(False)` makes an exception
-#   inside strict code, the innermost setting wins, and `fullgraph=True` beats them all (2.5.3).
+#   inside strict code, the innermost setting wins, and `fullgraph=True` beats them all (2.5.3);
+#   unlike `fullgraph=True`, `EGB(True)` neither captures `.item()` nor raises at the recompile limit.
 # - A break N calls deep costs 2(N+1) graphs on 2.13; break at the top level, or turn on
 #   `nested_graph_breaks` (2.5.4).
-# - A break in a loop, in a user `with` block or in a `try`, the recompile limit, and a suppressed
-#   compiler crash all make Dynamo skip a whole frame, silently. Look for skipped frames and for
-#   your heavy ops in the graphs; move the break, or isolate the unfixable part in a small
-#   function (2.5.5).
+# - A break in a loop, in a user `with` block or in a `try`, and a suppressed compiler crash make
+#   Dynamo skip a whole frame, silently; past the recompile limit, every call that no cached entry
+#   accepts runs eagerly. Look for skipped frames and for your heavy ops in the graphs; move the
+#   break, or isolate the unfixable part in a small function (2.5.5).

@@ -105,6 +105,11 @@ class Outcome:
         return self.error.split(":", 1)[0] if self.error else None
 
     @property
+    def break_type_ids(self) -> list:
+        """The graph-break registry id of each of ``break_types``."""
+        return [gb_id(kind) for kind in self.break_types]
+
+    @property
     def error_id(self) -> str | None:
         """The registry id of the graph break the error reports, e.g. "GB0025"; None otherwise."""
         return gb_id(self.error.split(": ", 1)[1]) if self.error and ": " in self.error else None

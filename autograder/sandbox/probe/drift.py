@@ -367,3 +367,134 @@ def _():
 
     torch.compile(lambda x: torch._dynamo.nonstrict_trace(helper)(x + 1) - 1, backend=keep, fullgraph=True)(torch.randn(3))
     return [name for name in names if "flat_apply" in name]
+
+
+# -- lesson 2b --------------------------------------------------------------------------------------
+
+def _sgd_step():
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+    opt = torch.optim.SGD(net.parameters(), lr=0.05)
+
+    def train_step(x, y):
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(net(x), y)
+        loss.backward()
+        opt.step()
+        return loss.detach()
+
+    return net, train_step
+
+
+@alarm("an SGD training step breaks at zero_grad, backward and the optimizer's step", ["GB0008", "GB0025", "GB0123"], "2.5.1")
+def _():
+    from .counts import tally_calls
+
+    _, train_step = _sgd_step()
+    batches = [(torch.randn(4, 8), torch.randn(4, 1)) for _ in range(2)]
+    return sorted(set(tally_calls(train_step, batches).break_type_ids))
+
+
+@alarm("trace_autograd_ops puts backward() into the graph", (1, 0), "2.5.1")
+def _():
+    from .counts import tally_calls
+
+    net, _ = _sgd_step()
+
+    def loss_and_grads(x, y):
+        loss = torch.nn.functional.mse_loss(net(x), y)
+        loss.backward()
+        return loss.detach()
+
+    with torch._dynamo.config.patch(trace_autograd_ops=True):
+        t = tally_calls(loss_and_grads, [(torch.randn(4, 8), torch.randn(4, 1))], fullgraph=True)
+    return (t.graphs, t.graph_breaks)
+
+
+@alarm("an OptimizedModule's state dict prefixes every key with _orig_mod.", ["_orig_mod.lin.weight", "_orig_mod.lin.bias"],
+       "2.5.1.1")
+def _():
+    class Small(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(4, 4)
+
+        def forward(self, x):
+            return torch.relu(self.lin(x))
+
+    return list(torch.compile(Small(), backend="eager").state_dict())
+
+
+def _chain():
+    def level_0(x):
+        x = x + 1
+        torch._dynamo.graph_break()
+        return x + 2
+
+    def level_1(x):
+        return level_0(x * 2) - 1
+
+    def level_2(x):
+        return level_1(x * 3) - 2
+
+    def level_3(x):
+        return level_2(x * 4) - 3
+
+    def level_4(x):
+        return level_3(x * 5) - 4
+
+    return [level_0, level_1, level_2, level_3, level_4]
+
+
+@alarm("a break N calls deep costs 2(N+1) graphs and N+1 breaks", ([2, 4, 6, 8, 10], [1, 2, 3, 4, 5]), "2.5.4", "2.5.3.1")
+def _():
+    from .counts import tally_calls
+
+    runs = [tally_calls(fn, [(torch.ones(3),)]) for fn in _chain()]
+    return ([t.graphs for t in runs], [t.graph_breaks for t in runs])
+
+
+@alarm("with nested_graph_breaks on, a break at any depth costs 2 graphs and 1 break", True, "2.5.4")
+def _():
+    from .counts import tally_calls
+
+    with torch._dynamo.config.patch(nested_graph_breaks=True):
+        runs = [tally_calls(fn, [(torch.ones(3),)]) for fn in _chain()]
+    return all(t.graphs == 2 and t.graph_breaks == 1 for t in runs)
+
+
+@alarm("a break in a loop is not counted as a graph break", 0, "2.5.5.1")
+def _():
+    from .counts import tally_calls
+
+    def loop_with_print(x):
+        x = torch.tanh(x)
+        for step in range(3):
+            x = x * 2
+            print("step", step)
+        return x + 1
+
+    return tally_calls(loop_with_print, [(torch.ones(3),)]).graph_breaks
+
+
+@alarm("formatting a symbolic float with :.2f crashes Dynamo on the second call", ([1], "InternalTorchDynamoError"), "2.5.5.5")
+def _():
+    from .counts import tally_run
+
+    def report(x):
+        means = x.mean(dim=1).tolist()
+        print(f"row means from {min(means):.2f} to {max(means):.2f}")
+        return x * 2
+
+    finished = []
+
+    def two_calls(compiled):
+        for _ in range(2):
+            compiled(torch.randn(3, 4))
+            finished.append(len(finished) + 1)
+
+    try:
+        tally_run(report, two_calls)
+    except Exception as exc:  # noqa: BLE001 - the crash is the observation
+        return (finished, type(exc).__name__)
+    return (finished, None)

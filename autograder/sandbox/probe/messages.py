@@ -269,13 +269,16 @@ def logged_warnings(logger_name: str = "torch._dynamo"):
     messages: list[str] = []
     handler = logging.Handler(logging.WARNING)
     handler.emit = lambda record: messages.append(record.getMessage())
-    saved = logger.handlers[:]
+    saved, level = logger.handlers[:], logger.level
     for existing in saved:
         logger.removeHandler(existing)
     logger.addHandler(handler)
+    if level > logging.WARNING:  # a lesson may have raised it to keep warnings quiet elsewhere
+        logger.setLevel(logging.WARNING)
     try:
         yield messages
     finally:
         logger.removeHandler(handler)
+        logger.setLevel(level)
         for existing in saved:
             logger.addHandler(existing)
