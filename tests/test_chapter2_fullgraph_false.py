@@ -59,8 +59,8 @@ def test_lesson_has_every_2_5_section_once_in_order_and_mentions_every_exercise(
     assert len(wanted) >= 18 and [sid for sid in found if sid in wanted] == wanted
     assert len(found) == len(set(found)) and set(found) == set(wanted), "lesson 2b holds 2.5 and nothing else"
     part_one = re.findall(r"^# #{2,6} (\d+(?:\.\d+)+) ", (ROOT / "lessons" / "02a_graph_breaks.py").read_text(), re.M)
-    assert part_one[:10] == ["2.1", "2.1.1", "2.1.2", "2.1.3", "2.2", "2.2.1", "2.2.2", "2.2.3", "2.3", "2.4"], \
-        "part 1 (2.1-2.4) is lesson 2a"
+    assert [sid for sid in part_one if sid.count(".") < 3] == ["2.1", "2.1.1", "2.1.2", "2.1.3", "2.2", "2.2.1", "2.2.2",
+                                                                "2.2.3", "2.3", "2.4"], "part 1 (2.1-2.4) is lesson 2a"
     for exercise_id in IDS:
         assert f"../exercises/{CHAPTER}/{exercise_id}.py" in text and f'check("{exercise_id}")' in text
         assert f"!{{sys.executable}} ../exercises/{CHAPTER}/{exercise_id}.py" in text

@@ -498,3 +498,32 @@ def _():
     except Exception as exc:  # noqa: BLE001 - the crash is the observation
         return (finished, type(exc).__name__)
     return (finished, None)
+
+
+# -- lesson 3 ---------------------------------------------------------------------------------------
+
+@alarm("make_fx traces a copy of an input list", 2, "3.1.3")
+def _():
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def take_first(x, pending):
+        return x + pending.pop(0)
+
+    pending = [torch.ones(3), torch.full((3,), 5.0)]
+    make_fx(take_first, tracing_mode="fake", _allow_non_fake_inputs=True)(torch.zeros(3), pending)
+    return len(pending)
+
+
+@alarm("Inductor refuses a global tensor read inside nonstrict_trace", ("InductorError", True), "3.1.1", "2.3", costly=True)
+def _():
+    offset = torch.zeros(3)
+
+    @torch._dynamo.nonstrict_trace
+    def add_offset(x):
+        return x + offset
+
+    try:
+        torch.compile(lambda x: add_offset(x) * 2)(torch.zeros(3))
+    except Exception as exc:  # noqa: BLE001 - the failure is the observation
+        return (type(exc).__name__, "FakeTensor" in str(exc))
+    return (None, False)
