@@ -16,4 +16,6 @@ from autograder.sandbox.probe import (  # noqa: F401
     tally_run,
 )
 from autograder.sandbox.probe.drift import TorchChanged, drift  # noqa: F401
-from autograder.sandbox.probe.messages import failed_guard, gb_id, gb_type_of, graph_break, guard_log, logged_warnings  # noqa: F401
+from autograder.sandbox.probe.messages import (  # noqa: F401
+    captured_log, failed_guard, gb_id, gb_type_of, graph_break, guard_log, logged_warnings,
+)

@@ -527,3 +527,23 @@ def _():
     except Exception as exc:  # noqa: BLE001 - the failure is the observation
         return (type(exc).__name__, "FakeTensor" in str(exc))
     return (None, False)
+
+
+# -- lesson 4 ---------------------------------------------------------------------------------------
+
+@alarm("math.log specializes a size; math.log2 and math.sqrt keep it symbolic",
+       {"math.log(n)": 8, "math.log2(n)": 2, "math.sqrt(n)": 2}, "4.1")
+def _():
+    from .counts import tally_calls
+
+    query = torch.randn(16)
+    schedule = [(torch.randn(n, 16), query) for n in [5, 9, 3, 12, 7, 2, 10, 4, 13, 6, 11, 8]]
+
+    def make_pool(log_of_length):
+        def pool(tokens, query):
+            scale = log_of_length(tokens.shape[0])
+            return torch.softmax(tokens @ query * scale, dim=0) @ tokens
+        return pool
+
+    variants = {"math.log(n)": math.log, "math.log2(n)": lambda n: math.log2(n) * math.log(2), "math.sqrt(n)": math.sqrt}
+    return {name: tally_calls(make_pool(fn), schedule).graphs for name, fn in variants.items()}

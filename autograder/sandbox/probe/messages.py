@@ -261,24 +261,38 @@ def failed_guard(reason: str) -> FailedGuard:
 # -- warnings Dynamo logs --------------------------------------------------------------------------
 
 @contextlib.contextmanager
-def logged_warnings(logger_name: str = "torch._dynamo"):
-    """Collect the warnings a torch logger emits while the block runs, as a list of messages, instead
-    of printing them: a lesson shows the ones it is about, and its output stays free of the rest.
-    (Dynamo's notices, such as the recompile-limit one, are logging records, not Python warnings.)"""
+def captured_log(logger_name: str = "torch._dynamo", level: int = logging.DEBUG):
+    """Collect what a torch logger (and the loggers below it) emits while the block runs, as a list of
+    messages, instead of printing it. A lesson turns a log on with ``torch._logging.set_logs`` as a
+    learner would, and shows the lines it is about on stdout; the rest stays off the screen."""
     logger = logging.getLogger(logger_name)
     messages: list[str] = []
-    handler = logging.Handler(logging.WARNING)
+    handler = logging.Handler(level)
     handler.emit = lambda record: messages.append(record.getMessage())
-    saved, level = logger.handlers[:], logger.level
+    saved, old_level, old_propagate = logger.handlers[:], logger.level, logger.propagate
     for existing in saved:
         logger.removeHandler(existing)
     logger.addHandler(handler)
-    if level > logging.WARNING:  # a lesson may have raised it to keep warnings quiet elsewhere
-        logger.setLevel(logging.WARNING)
+    logger.propagate = False
+    # A lesson may have raised the level to keep warnings quiet elsewhere: let them through here.
+    # (Never lower it below WARNING: records of artifact loggers such as recompiles are made at their
+    # own level and reach this handler anyway; lowering it would make every debug record.)
+    if old_level != logging.NOTSET and old_level > max(level, logging.WARNING):
+        logger.setLevel(max(level, logging.WARNING))
     try:
         yield messages
     finally:
         logger.removeHandler(handler)
-        logger.setLevel(level)
+        logger.setLevel(old_level)
+        logger.propagate = old_propagate
         for existing in saved:
             logger.addHandler(existing)
+
+
+@contextlib.contextmanager
+def logged_warnings(logger_name: str = "torch._dynamo"):
+    """The warnings a torch logger emits while the block runs, collected instead of printed: a lesson
+    shows the ones it is about, and its output stays free of the rest. (Dynamo's notices, such as the
+    recompile-limit one, are logging records, not Python warnings.)"""
+    with captured_log(logger_name, logging.WARNING) as messages:
+        yield messages
