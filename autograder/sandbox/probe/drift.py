@@ -547,3 +547,44 @@ def _():
 
     variants = {"math.log(n)": math.log, "math.log2(n)": lambda n: math.log2(n) * math.log(2), "math.sqrt(n)": math.sqrt}
     return {name: tally_calls(make_pool(fn), schedule).graphs for name, fn in variants.items()}
+
+
+# -- lesson 5 ---------------------------------------------------------------------------------------
+
+@alarm("nested_compile_region inlines a first call whose input does not require grad", (1, 5, 1), "5.4")
+def _():
+    from .trace import captured_graphs
+
+    class Block(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.up = torch.nn.Linear(8, 16)
+            self.down = torch.nn.Linear(16, 8)
+
+        def forward(self, x):
+            return x + self.down(torch.nn.functional.gelu(self.up(x)))
+
+    blocks = torch.nn.ModuleList(Block() for _ in range(6))
+    region = torch.compiler.nested_compile_region(lambda block, x: block(x))
+
+    def forward(x):
+        for block in blocks:
+            x = region(block, x)
+        return x
+
+    graphs = captured_graphs(forward, torch.randn(4, 8))
+    calls = [n for n in graphs[0].graph.nodes if n.target is torch.ops.higher_order.invoke_subgraph]
+    return (len(graphs), len(calls), len({n.args[1] for n in calls}))
+
+
+@alarm("the FX graph and AOTAutograd caches are on by default", (True, True), "5.6")
+def _():
+    import torch._functorch.config
+    import torch._inductor.config
+
+    return (torch._inductor.config.fx_graph_cache, torch._functorch.config.enable_autograd_cache)
+
+
+@alarm("profile-guided recompilation is on by default", True, "5.6")
+def _():
+    return _default("automatic_dynamic_local_pgo")
