@@ -588,3 +588,54 @@ def _():
 @alarm("profile-guided recompilation is on by default", True, "5.6")
 def _():
     return _default("automatic_dynamic_local_pgo")
+
+
+# -- lesson 6 ---------------------------------------------------------------------------------------
+
+def _tower(depth=4):
+    class Tower(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = torch.nn.ModuleList([torch.nn.Linear(8, 8) for _ in range(depth)])
+            self.scale = 2.0
+
+        def forward(self, x):
+            for layer in self.layers:
+                x = torch.relu(layer(x))
+            return x * self.scale
+
+    return Tower()
+
+
+@alarm("install_free_tensors misses a rebound parameter", False, "6.1")
+def _():
+    torch.manual_seed(0)
+    model, x = _tower(), torch.randn(2, 8)
+    with torch._dynamo.config.patch(install_free_tensors=True):
+        compiled = torch.compile(model, backend="eager")
+        compiled(x)
+        model.layers[0].weight = torch.nn.Parameter(torch.ones(8, 8))
+        return torch.allclose(compiled(x), model(x))
+
+
+@alarm("recursive dict tags miss a rebound function default", False, "6.3")
+def _():
+    def helper(v, k=2.0):
+        return v * k
+
+    class WithHelper(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(8, 8)
+            self.act = helper
+
+        def forward(self, v):
+            return self.act(self.lin(v))
+
+    module, x = WithHelper(), torch.randn(2, 8)
+    with torch._dynamo.config.patch(use_recursive_dict_tags_for_guards=True):
+        compiled = torch.compile(module, backend="eager")
+        compiled(x)
+        compiled(x)
+        helper.__defaults__ = (3.0,)
+        return torch.allclose(compiled(x), module(x))
