@@ -17,5 +17,5 @@ from autograder.sandbox.probe import (  # noqa: F401
 )
 from autograder.sandbox.probe.drift import TorchChanged, drift  # noqa: F401
 from autograder.sandbox.probe.messages import (  # noqa: F401
-    captured_log, failed_guard, gb_id, gb_type_of, graph_break, guard_log, logged_warnings,
+    captured_log, failed_guard, gb_id, gb_type_of, graph_break, guard_log, logged_warnings, parse_guard_tree, read_torch_logs,
 )

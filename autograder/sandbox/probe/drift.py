@@ -639,3 +639,87 @@ def _():
         compiled(x)
         helper.__defaults__ = (3.0,)
         return torch.allclose(compiled(x), module(x))
+
+
+# -- lesson 7 ---------------------------------------------------------------------------------------
+
+_LOGS_DEMO = '''\
+import sys
+import torch
+
+
+def standardize(x):
+    return (x - x.mean()) / x.std()
+
+
+def count_above(x, threshold):
+    z = standardize(x)
+    print("standardized", tuple(z.shape))
+    return (z > threshold).sum()
+
+
+compiled = torch.compile(count_above, backend="eager")
+for number, (x, threshold) in enumerate([(torch.arange(8.0), 0.5), (torch.arange(8.0) * 2, 0.5),
+                                         (torch.arange(8.0), 1.0), (torch.arange(16.0), 1.0)], start=1):
+    print(f"=== call {number} ===", file=sys.stderr, flush=True)
+    compiled(x, threshold)
+'''
+
+
+@alarm("TORCH_LOGS tags each record with its compile id and artifact",
+       [["graph_breaks"], [], ["recompiles"], ["recompiles", "graph_breaks", "recompiles"]], "7.1")
+def _():
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    from .messages import read_torch_logs
+
+    with tempfile.TemporaryDirectory() as folder:
+        script = os.path.join(folder, "logs_demo.py")
+        with open(script, "w", encoding="utf-8") as handle:
+            handle.write(_LOGS_DEMO)
+        run = subprocess.run([sys.executable, script], env={**os.environ, "TORCH_LOGS": "graph_breaks,recompiles"},
+                             capture_output=True, text=True, timeout=300)
+    return [[record.artifact for record in read_torch_logs(log)] for log in run.stderr.split("=== call ")[1:]]
+
+
+@alarm("a graph break restarts the analysis of its frame", ["classify", "show", "classify", "show"], "7.2")
+def _():
+    from .trace import compilations, structured_trace
+
+    class Classifier(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.body = torch.nn.Sequential(torch.nn.Linear(6, 12), torch.nn.ReLU(), torch.nn.Linear(12, 3))
+
+        def forward(self, x):
+            return self.body(x)
+
+    def show(probs):
+        print("batch of", probs.shape[0])
+
+    def classify(model, x):
+        probs = model(x - x.mean(dim=0)).softmax(dim=-1)
+        show(probs)
+        return probs.argmax(dim=-1)
+
+    model = Classifier()
+    compiled = torch.compile(classify, backend="eager")
+    with structured_trace() as records:
+        for rows in (4, 4, 8, 16):
+            compiled(model, torch.randn(rows, 6))
+    return [c.function for c in compilations(records) if c.attempt]
+
+
+@alarm("Inductor fuses sin, mul, add, relu and sum into one CPU kernel", ["cpp_fused_add_mul_relu_sin_sum_0"], "7.1",
+       costly=True)
+def _():
+    from torch._inductor.utils import run_and_get_code
+
+    def bump(x):
+        return (torch.sin(x) * 2 + 1).relu().sum(dim=-1)
+
+    _, sources = run_and_get_code(torch.compile(bump), torch.randn(8, 16))
+    return sorted({word.split("(")[0] for code in sources for word in code.split() if word.startswith("cpp_fused_")})

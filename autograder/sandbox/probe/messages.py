@@ -296,3 +296,47 @@ def logged_warnings(logger_name: str = "torch._dynamo"):
     recompile-limit one, are logging records, not Python warnings.)"""
     with captured_log(logger_name, logging.WARNING) as messages:
         yield messages
+
+
+# -- TORCH_LOGS output read back ------------------------------------------------------------------
+
+# Each line torch logs to stderr starts with a glog-style header, then the compile id and, for an
+# artifact, its name: "V1201 10:05:46.507000 18187 .../guards.py:5396] [0/1] [__recompiles] text".
+# A record of several lines repeats the header on each.
+_LOG_LINE = re.compile(r"^(?P<stamp>[A-Z]\d{4} [\d:.]+ \d+) \S+\] \[(?P<compile_id>[^\]]+)\](?: \[__(?P<artifact>\w+)\])? ?(?P<text>.*)$")
+
+
+@dataclass
+class LogRecord:
+    compile_id: str  # "0/1": frame 0, its second compile
+    artifact: str  # "recompiles", "graph_breaks", ... ("" for a component's own log)
+    text: str  # the record, its lines joined
+
+    @property
+    def first_line(self) -> str:
+        return self.text.splitlines()[0] if self.text else ""
+
+    @property
+    def failed_guards(self) -> list:
+        """For a recompiles record: the failing guard of each cached entry (see ``failed_guard``)."""
+        from .events import _GUARD_LINE
+
+        return [failed_guard(m[1].strip()) for m in map(_GUARD_LINE.match, self.text.splitlines()) if m]
+
+
+def read_torch_logs(stderr: str) -> list[LogRecord]:
+    """The records of a program's ``TORCH_LOGS`` output, in order (other lines are skipped)."""
+    records: list[LogRecord] = []
+    key = None
+    for line in stderr.splitlines():
+        match = _LOG_LINE.match(line)
+        if not match:
+            key = None
+            continue
+        this = (match["stamp"], match["compile_id"], match["artifact"] or "")
+        if this == key and records:
+            records[-1].text += "\n" + match["text"]
+        else:
+            records.append(LogRecord(match["compile_id"], match["artifact"] or "", match["text"]))
+            key = this
+    return records
