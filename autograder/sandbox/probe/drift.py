@@ -723,3 +723,55 @@ def _():
 
     _, sources = run_and_get_code(torch.compile(bump), torch.randn(8, 16))
     return sorted({word.split("(")[0] for code in sources for word in code.split() if word.startswith("cpp_fused_")})
+
+
+# -- lesson 8 ---------------------------------------------------------------------------------------
+
+def _lying_op():
+    """A custom operator that adds one to its input in place while declaring mutates_args=()."""
+    name = "drift_alarm::bump_"
+    existing = getattr(getattr(torch.ops, "drift_alarm", None), "bump_", None)
+    if existing is not None:
+        return existing
+
+    @torch.library.custom_op(name, mutates_args=())
+    def bump_(x: torch.Tensor) -> torch.Tensor:
+        x.add_(1)
+        return x.sum().reshape(1)
+
+    @bump_.register_fake
+    def _(x):
+        return x.new_empty(1)
+
+    return bump_
+
+
+def _plus_total():
+    bump_ = _lying_op()
+
+    def plus_total(x):
+        y = x * 2
+        return y + bump_(y)
+
+    return plus_total
+
+
+@alarm("a lying mutates_args gives a wrong result under Inductor only", ["ok", "ok", "ok", "wrong result"], "8.1",
+       costly=True)
+def _():
+    from .ablation import ABLATION_BACKENDS, ablate
+
+    inputs = [torch.ones(3), torch.arange(3.0)]
+    stages = ablate(_plus_total(), lambda f: [f(x.clone()) for x in inputs], backends=ABLATION_BACKENDS, stop_at_first=False)
+    return [stage.status for stage in stages]
+
+
+@alarm("Inductor recomputes x * 2 from the graph input inside the fused add", True, "8.1", "2.4", costly=True)
+def _():
+    from torch._inductor.utils import run_and_get_code
+
+    _, sources = run_and_get_code(torch.compile(_plus_total()), torch.ones(3))
+    import re
+
+    calls = [line.strip() for code in sources for line in code.splitlines() if re.match(r"\s*cpp_fused_\w+\(", line)]
+    return any(call.startswith("cpp_fused_add_mul") and "arg0_1" in call for call in calls)
