@@ -308,6 +308,13 @@ check("bisect_decomp")
 # | 4 | `minifier_launcher.py` when the compiled graph's *result* differs from eager |
 #
 # A wrong result, the failure of this lesson's programs, needs level 4; a compile error, level 2.
+# Both variables are read when torch is imported; their values are in `torch._dynamo.config`:
+
+# %%
+print("repro_after:", torch._dynamo.config.repro_after, "| repro_level:", torch._dynamo.config.repro_level)
+drift("TORCHDYNAMO_REPRO_LEVEL is 2 by default", torch._dynamo.config.repro_level)
+
+# %% [markdown]
 # `TORCHDYNAMO_REPRO_FORWARD_ONLY=1` checks the forward pass only, when the backward gets in the way.
 # The files go to `torch_compile_debug/`. The minifier does not shrink the Python around the graph,
 # and a planted failure like the ones here (in a registration) is easier to cut by hand. Attach the
