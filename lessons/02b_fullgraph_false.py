@@ -761,7 +761,8 @@ drift("with nested_graph_breaks on, a break at any depth costs 2 graphs and 1 br
 # %% [markdown]
 # The newer behaviour, `torch._dynamo.config.nested_graph_breaks = True`, resumes inside the
 # innermost frame: two graphs and one break at any depth. It ships with torch 2.13 but is off by
-# default (newer documentation describes it as on). `torch._dynamo.disable_nested_graph_breaks()`
+# default (the newest programming-model page on nested graph breaks describes it as on; a drift alarm
+# says when a release turns it on). `torch._dynamo.disable_nested_graph_breaks()`
 # turns it off again for one function or block.
 #
 # On 2.13 with the default, flatten the nesting yourself: let the helpers return what the break

@@ -446,7 +446,7 @@ drift("floats are not specialized: specialize_float is off by default", torch._d
 assert counts == {"float, dynamic=None": 2, "float, dynamic=False": 5, "tensor": 1}
 
 # %% [markdown]
-# The documentation's own before/after example also changes the *size* on each call, with
+# That page's own before/after example also changes the *size* on each call, with
 # `torch.ones(i)` for `i` from 0 to 4. Sizes 0 and 1 are specialized (4.1), so on 2.13 that
 # example gives 3 graphs with and without the tensor: it does not show the fix.
 
@@ -621,7 +621,7 @@ assert t.graphs == config.recompile_limit and t.compiled_calls == config.recompi
 assert len(python_warnings) == 0 and len(logged) == 1 and "'repeat_by_length'" in logged[0]
 
 # %% [markdown]
-# With `fullgraph=True`, torch 2.13 raises instead (the documentation only describes the eager
+# With `fullgraph=True`, torch 2.13 raises instead (the recompilation page only describes the eager
 # fallback). `fail_on_recompile_limit_hit=True` raises without `fullgraph`, and the stance
 # `torch.compiler.set_stance("fail_on_recompile")` makes *any* recompile an error, which is how a
 # test can prove that warm-up compiled everything.
@@ -666,9 +666,37 @@ assert "fail_on_recompile" in str(errors["fail_on_recompile stance"])  # the err
 # - per function: `torch.compile(fn, recompile_limit=12)`;
 # - for the whole program: `torch._dynamo.config.recompile_limit = 12`.
 #
-# (`torch.compile` also takes `isolate_recompiles=True` on 2.13, which gives that call's compiled
-# variants a cache of their own, apart from other `torch.compile` calls of the same function.)
-#
+# The limit counts the variants of a function's code, whichever `torch.compile` call made them: two
+# compiled wrappers of one function share one set of entries. `torch.compile(...,
+# isolate_recompiles=True)` (new on 2.13) gives a call entries of its own. Two wrappers of `scale`
+# with a limit of 3, the first called with 3 factors, the second with 2 more (`dynamic=False`, so
+# each factor is a variant):
+
+# %%
+def graphs_of_two_wrappers(isolate):
+    compiled_graphs = []
+
+    def counting(gm, example_inputs):
+        compiled_graphs.append(gm)
+        return gm.forward
+
+    torch._dynamo.reset()
+    options = {"isolate_recompiles": True} if isolate else {}
+    first = torch.compile(scale, backend=counting, dynamic=False, recompile_limit=3, **options)
+    second = torch.compile(scale, backend=counting, dynamic=False, recompile_limit=3, **options)
+    with logged_warnings():
+        for factor in (1.0, 2.0, 3.0):
+            first(torch.ones(2), factor)
+        for factor in (4.0, 5.0):
+            second(torch.ones(2), factor)
+    return len(compiled_graphs)
+
+
+shared, isolated = graphs_of_two_wrappers(False), graphs_of_two_wrappers(True)
+print("graphs compiled: shared entries", shared, "| isolate_recompiles=True", isolated)
+assert shared == 3 and isolated == 5  # shared: the second wrapper found the limit already reached
+
+# %% [markdown]
 # Here is such a function: each of 12 layers applies a different activation, looked up in a Python
 # list by index, so each index needs its own graph. The stack runs twice (24 calls):
 
