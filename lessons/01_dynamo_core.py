@@ -183,8 +183,8 @@ assert t.graphs == 1 and t.ops_per_graph == [1] and t.compiled_calls == 1
 # %% [markdown]
 # ### Exercise: trace_tolist
 #
-# Rewrite `weighted_row_means` with tensor operations so that it compiles into one graph with
-# `fullgraph=True`. Edit
+# Make `weighted_row_means` compile into one graph with `fullgraph=True`, with the same results.
+# Edit
 # [exercises/01_dynamo_core/trace_tolist.py](../exercises/01_dynamo_core/trace_tolist.py), save it,
 # and run the check below. `hint("trace_tolist")` shows one more hint each time you call it.
 #
@@ -589,13 +589,12 @@ assert needs_grad.recompiles == 1 and (tensor_guard.kind, tensor_guard.subject) 
 #
 # ### Exercise: guards_predict
 #
-# For six different second calls of `scale(x, factor)`, predict whether Dynamo recompiles and which
-# kind of guard fails. Fill in the two tables in
-# [exercises/01_dynamo_core/guards_predict.py](../exercises/01_dynamo_core/guards_predict.py).
-# `hint("guards_predict")` gives hints one at a time.
-#
-# Write your predictions in the file before you look at anything Dynamo prints; the check grades
-# them.
+# For a compiled `scale(x, factor)` called once and then a second time in another way, write the
+# rule that says which kind of guard the second call fails (or none): the function
+# `failing_guard(first, second)` in
+# [exercises/01_dynamo_core/guards_predict.py](../exercises/01_dynamo_core/guards_predict.py). The
+# grader asks it about pairs of calls of its own, so write the rule, not a table of this lesson's
+# cases. `hint("guards_predict")` gives hints one at a time.
 
 # %%
 # !{sys.executable} ../exercises/01_dynamo_core/guards_predict.py 2>&1 | tail -n 20
@@ -931,8 +930,8 @@ drift("Inductor bounds a dynamic size while lowering a reshape and softmax", (un
 #
 # ### Exercise: dynamic_batches
 #
-# `score` is called on batches of 2 to 13 rows and compiled with `dynamic=False`. Choose the
-# `dynamic` setting that serves all of them with at most one recompile. Edit
+# Serve every batch size of `score`, from 2 rows up, from at most two graphs, with every call
+# compiled; find out first why it recompiles today. Edit
 # [exercises/01_dynamo_core/dynamic_batches.py](../exercises/01_dynamo_core/dynamic_batches.py) and
 # run the check. `hint("dynamic_batches")` gives hints one at a time.
 
@@ -945,12 +944,11 @@ check("dynamic_batches")
 # %% [markdown]
 # ### Exercise: dynamic_predict
 #
-# Predict the number of graphs for six experiments that call `x + 1` on square inputs under
-# different `dynamic=` settings, and fill in `GRAPHS` in
-# [exercises/01_dynamo_core/dynamic_predict.py](../exercises/01_dynamo_core/dynamic_predict.py).
-# `hint("dynamic_predict")` gives hints one at a time.
-#
-# Write your predictions in the file before you run anything; the check grades them.
+# Write the rule for the number of graphs a compiled function gives for any `dynamic=` setting and
+# any list of input sizes: the function `predict_graphs(dynamic, sizes)` in
+# [exercises/01_dynamo_core/dynamic_predict.py](../exercises/01_dynamo_core/dynamic_predict.py). The
+# grader runs experiments of its own and compares. `hint("dynamic_predict")` gives hints one at a
+# time.
 
 # %%
 # !{sys.executable} ../exercises/01_dynamo_core/dynamic_predict.py 2>&1 | tail -n 20
