@@ -155,8 +155,8 @@ assert brk.gb_id == "GB0008"  # "Attempted to inline function marked as skipped"
 
 # %% [markdown]
 # Not every one of those breaks is forever. The `backward()` break is a setting: Dynamo's own hint
-# for it names `torch._dynamo.config.trace_autograd_ops`, and with it on (experimental on 2.13)
-# the backward pass is traced into the graph. A step without an optimizer then compiles with
+# for it names `trace_autograd_ops` (the setting is `torch._dynamo.config.trace_autograd_ops`), and
+# with it on (experimental on 2.13) the backward pass is traced into the graph. A step without an optimizer then compiles with
 # `fullgraph=True`:
 
 # %%
@@ -169,9 +169,10 @@ def loss_and_grads(x, y):
 default_break = graph_break(loss_and_grads, xs[:4], ys[:4])
 with torch._dynamo.config.patch(trace_autograd_ops=True):
     traced_backward = tally_calls(loss_and_grads, [(xs[:4], ys[:4])], fullgraph=True)
-print("default:                ", default_break.gb_id, default_break)
+print("default:                ", default_break.gb_id, default_break, "| hint:", default_break.hints)
 print("trace_autograd_ops=True:", traced_backward)
 assert default_break.gb_id == "GB0123"  # "Unsupported Tensor.backward() call"
+drift("the backward() break's hint names trace_autograd_ops", any("trace_autograd_ops" in hint for hint in default_break.hints))
 drift("trace_autograd_ops puts backward() into the graph", (traced_backward.graphs, traced_backward.graph_breaks))
 
 # %% [markdown]

@@ -411,6 +411,21 @@ def _():
     return (t.graphs, t.graph_breaks)
 
 
+@alarm("the backward() break's hint names trace_autograd_ops", True, "2.5.1")
+def _():
+    from .messages import graph_break
+
+    net, _ = _sgd_step()
+
+    def loss_and_grads(x, y):
+        loss = torch.nn.functional.mse_loss(net(x), y)
+        loss.backward()
+        return loss.detach()
+
+    brk = graph_break(loss_and_grads, torch.randn(4, 8), torch.randn(4, 1))
+    return any("trace_autograd_ops" in hint for hint in brk.hints)
+
+
 @alarm("an OptimizedModule's state dict prefixes every key with _orig_mod.", ["_orig_mod.lin.weight", "_orig_mod.lin.bias"],
        "2.5.1.1")
 def _():
