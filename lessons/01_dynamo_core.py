@@ -428,7 +428,8 @@ assert torch.allclose(torch.compile(torch._dynamo.dont_skip_tracing(batch_mean),
 # follow, and for `torch.save` (the function `breaks_checkpoint` calls) they do, because it writes
 # a file. Keep I/O out of compiled code; use `dont_skip_tracing` for tensor work that happens to
 # live in a skipped module.
-#
+
+# %% [markdown]
 # ### 1.2.2 torch._dynamo.explain
 #
 # `torch._dynamo.explain(fn)(*args)` runs `fn` once under Dynamo and returns a summary of every
