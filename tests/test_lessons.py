@@ -81,6 +81,10 @@ def test_the_exercise_lesson_lookup_follows_the_headings_of_a_split_chapter():
     assert lesson_for("01_dynamo_core", "1.3") == ROOT / "lessons" / "01_dynamo_core.py"
     by_id = {e.id: e for e in discover()}
     assert by_id["breaks_iterator"].lesson == part_one and by_id["isolate_skip"].lesson == part_two
+    from autograder.classroom.nbgrader_bridge import chapter_title
+
+    assert chapter_title("02_graph_breaks") == "2 Working with graph breaks"  # the chapter, not its first part
+    assert chapter_title("01_dynamo_core") == "1 Dynamo core concepts"
 
 
 def test_lessons_keep_no_outputs_and_no_pasted_images():

@@ -244,10 +244,16 @@ def check_source(exercise_id: str, hidden=()) -> str:
 
 
 def chapter_title(chapter: str) -> str:
-    """The lesson's first heading (``# # 1 Dynamo core concepts``), else the folder name."""
+    """The lesson's first heading (``# # 1 Dynamo core concepts``), else the folder name. For a
+    chapter in several lessons (``# # 2a Working with graph breaks (part 1: ...)``), the chapter's
+    part of the first one's: ``2 Working with graph breaks``."""
     lesson = lesson_for(chapter, str(int(chapter[:2])))
     if lesson.is_file():
         for line in lesson.read_text(encoding="utf-8").splitlines():
+            match = re.match(r"^# # (\d+)([a-z]?) (.+)$", line)
+            if match:
+                title = re.sub(r" \(part \d+[^)]*\)$", "", match[3].strip()) if match[2] else match[3].strip()
+                return f"{match[1]} {title}"
             match = re.match(r"^# # (.+)$", line)
             if match:
                 return match[1].strip()
