@@ -191,6 +191,25 @@ def cmd_dev_check(args) -> int:
     return dev.main(args)
 
 
+def cmd_drift(args) -> int:
+    """Run every drift alarm and prove every starter still fails for its reason, on the installed torch."""
+    from autograder.authoring import drift_report
+
+    rows = []
+    if not args.starters_only:
+        rows += drift_report.alarm_rows(costly=not args.fast)
+    if not args.alarms_only:
+        rows += drift_report.starter_rows(args.ids or None, workers=args.workers)
+    import importlib.metadata
+
+    version = importlib.metadata.version("torch")
+    if args.json:
+        print(json.dumps({"torch": version, "rows": [r.as_dict() for r in rows]}))
+    else:
+        print(drift_report.render(rows, version))
+    return EXIT_OK if all(r.holds for r in rows) else EXIT_FAILED
+
+
 def cmd_dev_new(args) -> int:
     from autograder.format.exercise import CHAPTER_PATTERN, ID_PATTERN, SOLUTIONS
 
@@ -276,6 +295,15 @@ def main_parser() -> argparse.ArgumentParser:
     q.add_argument("id", help="the new exercise id (also its file name)")
     q.add_argument("chapter", help="chapter folder, e.g. 02_graph_breaks")
     q.set_defaults(run=cmd_dev_new)
+
+    p = sub.add_parser("drift", help="does the installed torch still do what the lessons say? (drift alarms and starters)")
+    p.add_argument("ids", nargs="*", help="only these exercises' starters (default: all)")
+    p.add_argument("--alarms-only", action="store_true", help="run the drift alarms only")
+    p.add_argument("--starters-only", action="store_true", help="grade the starters only")
+    p.add_argument("--fast", action="store_true", help="skip the alarms that compile with Inductor")
+    p.add_argument("--workers", type=int, default=2, help="starter gradings run at once")
+    p.add_argument("--json", action="store_true", help="print one JSON object with every row")
+    p.set_defaults(run=cmd_drift)
 
     from autograder.classroom import cli as classroom_cli
 
