@@ -93,10 +93,9 @@ def course_home(exercises: list[Exercise]) -> str:
              "the lesson, edit it, and `check` it.", ""]
     for lesson in sorted(LESSONS.glob("[0-9][0-9]_*.py")):
         rel = lesson.relative_to(ROOT).as_posix()
-        notebook = lesson.with_suffix(".ipynb").name
-        lines.append(f"## [{lesson_title(lesson)}]({notebook})")
-        lines.append("")
-        lines.append(f"Notebook made by `./course start` from the text source [{lesson.name}]({lesson.name}).")
+        # Links name the tracked text; in the learner's workspace copy of this page they open the
+        # lesson's notebook (learner/workspace.py relinks them).
+        lines.append(f"## [{lesson_title(lesson)}]({lesson.name})")
         lines.append("")
         for sid in [sid for sid, where in sections.items() if where == rel]:
             practised = [e for e in exercises if sid in e.syllabus]
