@@ -242,8 +242,8 @@ def starter_source(master_text: str, exercise_id: str, title: str, where: str = 
     _, code = split_header(master_text, where)
     out = [
         f"# Exercise {exercise_id}: {title}\n",
-        f"# Edit this file, then check it with:  python -m autograder check {exercise_id}\n",
-        f"# Stuck? python -m autograder hint {exercise_id}   Start over: python -m autograder reset {exercise_id}\n",
+        f"# Edit this file, then check it with:  ./course check {exercise_id}\n",
+        f"# Stuck? ./course hint {exercise_id}   Start over: ./course reset {exercise_id}\n",
     ]
     for region, indent, line in _regions(code, where):
         if region is None:

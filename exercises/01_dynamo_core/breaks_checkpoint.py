@@ -1,6 +1,6 @@
 # Exercise breaks_checkpoint: Save the activations outside the graph
-# Edit this file, then check it with:  python -m autograder check breaks_checkpoint
-# Stuck? python -m autograder hint breaks_checkpoint   Start over: python -m autograder reset breaks_checkpoint
+# Edit this file, then check it with:  ./course check breaks_checkpoint
+# Stuck? ./course hint breaks_checkpoint   Start over: ./course reset breaks_checkpoint
 """Keep `encode` in one graph while its hidden activations still get saved.
 
 `encode` is compiled with `fullgraph=True`, so any graph break is an error. It currently saves

@@ -1,6 +1,6 @@
 # Exercise trace_tolist: Keep the arithmetic in tensors
-# Edit this file, then check it with:  python -m autograder check trace_tolist
-# Stuck? python -m autograder hint trace_tolist   Start over: python -m autograder reset trace_tolist
+# Edit this file, then check it with:  ./course check trace_tolist
+# Stuck? ./course hint trace_tolist   Start over: ./course reset trace_tolist
 """Make `weighted_row_means` traceable as one graph.
 
 `weighted_row_means(values, weights)` returns, for each row of `values` (shape `(rows, n)`), the
