@@ -99,6 +99,15 @@ def _relative(target: Path, start: Path) -> str:
     return Path(os.path.relpath(target, start)).as_posix()
 
 
+def _is_relative(target: str) -> bool:
+    return not (re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith(("#", "/")))
+
+
+def relative_links(text: str) -> list[str]:
+    """The targets of the Markdown links in ``text`` that name a file by a relative path (no anchor)."""
+    return [match[2].partition("#")[0] for match in _LINK.finditer(text) if _is_relative(match[2])]
+
+
 def relink(text: str, source: Path, copy: Path) -> str:
     """Rewrite the relative links of a document copied from ``source`` to ``copy``: a link keeps its
     text when the workspace has the file it names; a lesson text becomes its notebook; any other
@@ -106,7 +115,7 @@ def relink(text: str, source: Path, copy: Path) -> str:
 
     def fix(match):
         target = match[2]
-        if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith(("#", "/")):
+        if not _is_relative(target):
             return match[0]  # a URL, an anchor or an absolute path: unchanged
         path, _, anchor = target.partition("#")
         anchor = f"#{anchor}" if anchor else ""
