@@ -84,23 +84,29 @@ def test_hint_walks_the_ladder(tmp_path, monkeypatch):
     assert outs[5] == outs[4]  # stays on the last hint
 
 
-def test_reset_restores_the_starting_file(tmp_path):
+def test_reset_restores_the_starting_file_and_keeps_the_learners_as_a_backup(tmp_path):
     import os
-    import shutil
     import subprocess
     import sys
 
     from autograder.format.exercise import load
 
-    copy = tmp_path / "exercises"
-    shutil.copytree(ROOT / "exercises", copy)
-    edited = copy / "01_dynamo_core" / "trace_tolist.py"
-    edited.write_text("# learner's broken edit\n")
-    env = {**os.environ, "AUTOGRADER_EXERCISES": str(copy)}
+    exercise = load("trace_tolist")
+    env = {**os.environ, "AUTOGRADER_WORKSPACE": str(tmp_path / "ws"), "AUTOGRADER_STATE": str(tmp_path / "s.json")}
+    copy = tmp_path / "ws" / "exercises" / exercise.chapter / "trace_tolist.py"
+    copy.parent.mkdir(parents=True)
+    copy.write_text("# learner's broken edit\n")
     run = subprocess.run([sys.executable, "-m", "autograder", "reset", "trace_tolist"], cwd=ROOT, env=env,
                          capture_output=True, text=True)
-    assert run.returncode == 0 and "Restored" in run.stdout
-    assert edited.read_text() == load("trace_tolist").starter.read_text()
+    assert run.returncode == 0 and "Restored" in run.stdout, run.stdout + run.stderr
+    assert copy.read_text() == exercise.starter.read_text()
+    backups = list((tmp_path / "ws" / "backups").glob("trace_tolist.*.py"))
+    assert len(backups) == 1 and backups[0].read_text() == "# learner's broken edit\n"
+    assert backups[0].name in run.stdout  # it says where
+    again = subprocess.run([sys.executable, "-m", "autograder", "reset", "trace_tolist"], cwd=ROOT, env=env,
+                           capture_output=True, text=True)
+    assert again.returncode == 0 and "kept" not in again.stdout  # nothing of the learner's to keep
+    assert len(list((tmp_path / "ws" / "backups").iterdir())) == 1
 
 
 def test_every_command_has_help():

@@ -15,4 +15,4 @@ def unknown_id_message(exercise_id: str, known: list[str], where: str = "termina
         hint = "each exercise's heading in the lesson names its id."
     else:
         hint = "`./course list` shows every exercise."
-    return f"no exercise {exercise_id!r}; {hint}"
+    return f"unknown exercise {exercise_id!r}; {hint}"
