@@ -30,6 +30,7 @@ import sys
 import time
 import urllib.error
 import urllib.parse
+import urllib.request
 
 import pytest
 
@@ -158,6 +159,45 @@ def test_every_link_a_learner_sees_opens_its_file(course_started):
                 broken.append(f"{path}: [{target}] -> {resolved}: HTTP {exc.code}")
     assert not broken, "links that do not open:\n" + "\n".join(broken)
     assert followed >= 2 * len(documents), f"only {followed} links followed in {len(documents)} pages"
+
+
+def run_in_lab_terminal(lab, command: str, until: str, timeout: float = 120) -> str:
+    """Type ``command`` into a new JupyterLab terminal (as the learner does) and return what the
+    terminal shows once ``until`` appears in it."""
+    import asyncio
+
+    from tornado.websocket import websocket_connect
+
+    name = json.loads(urllib.request.urlopen(urllib.request.Request(lab.url("api/terminals"), method="POST", data=b""),
+                                             timeout=30).read())["name"]
+
+    async def talk():
+        socket = await websocket_connect(lab.url(f"terminals/websocket/{name}").replace("http://", "ws://"))
+        socket.write_message(json.dumps(["stdin", command + "\r"]))
+        shown = ""
+        deadline = time.monotonic() + timeout
+        while until not in shown and time.monotonic() < deadline:
+            message = await asyncio.wait_for(socket.read_message(), timeout=max(1, deadline - time.monotonic()))
+            if message is None:
+                break
+            kind, *payload = json.loads(message)
+            if kind == "stdout":
+                shown += payload[0]
+        socket.close()
+        return shown
+
+    try:
+        return asyncio.run(talk())
+    finally:
+        lab.api(f"api/terminals/{name}", method="DELETE")
+
+
+def test_the_learners_commands_work_in_jupyterlabs_terminal(course_started):
+    lab, course, _ = course_started
+    shown = run_in_lab_terminal(lab, "course hint trace_tolist; python -m autograder progress | tail -n 1; echo DONE-$((6*7))",
+                                until="DONE-42")
+    assert "Hint 1/" in shown and re.search(r"^all\s+\d+/\d+", shown, re.M), shown
+    assert "Traceback" not in shown and "No module named" not in shown, shown
 
 
 def no_nbgrader_or_news(page) -> None:
