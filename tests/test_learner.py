@@ -282,3 +282,29 @@ def test_in_a_notebook_hint_shows_once_an_unknown_id_does_not_stop_run_all_and_a
     assert "trace_tolist: FAILED" in result["text/plain"] and "<details" in result["text/html"]
     assert "terminal" not in result["text/html"] and "./course" not in result["text/html"]
     assert last[0]["text"] == "still running\n"
+
+
+def test_a_failed_graph_check_shows_where_the_function_split_into_graphs(graded):
+    from autograder.learner.report import to_html, wants_diagram
+
+    result = graded("compile_step_not_loop", "starter")
+    assert wants_diagram(result) is True
+    page = to_html(result)
+    assert "Where your function split into graphs" in page and "data:image/png;base64," in page
+    assert "<details" in page and "FAILED" in page
+    assert wants_diagram(graded("compile_step_not_loop", "solution")) is False
+
+
+def test_a_failure_that_is_not_the_learners_never_says_to_fix_their_file():
+    from autograder.format.result import CheckResult, Result
+
+    for stage in ("environment", "machine"):
+        result = Result(exercise="trace_tolist", status="error", score=0, max_score=5,
+                        checks=[CheckResult("compiles", "compiles", "failed", 0, 5, "Not run.", "1.1")], measurements={},
+                        message="The grader runs under /usr/bin/python3, which has no torch: run ./course check trace_tolist.",
+                        submission="workspace/exercises/01_dynamo_core/trace_tolist.py", extra={"stage": stage})
+        text = render(result)
+        assert "edit workspace" not in text and "Lesson section" not in text and "./course check trace_tolist" in text, text
+    learners = Result(exercise="trace_tolist", status="error", score=0, max_score=5, checks=[], measurements={},
+                      message="SyntaxError: invalid syntax (line 3).", submission="x.py")
+    assert "Next: edit x.py" in render(learners)

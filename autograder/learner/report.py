@@ -211,9 +211,8 @@ def summary_line(result: Result, cause: Cause | None) -> str:
             return f"the graph breaks at line {line}: {title}" if line else f"the graph breaks: {title}"
         return f"{title} (line {line})" if line else title
     failed = result.failed_checks()
-    if failed:
-        first = _SENTENCE_END.split(failed[0].message.strip())[0].rstrip(".")
-        return f"{failed[0].name}: {first}"
+    if failed:  # the checks' own messages follow: name them here, say them there
+        return f"{len(failed)} of {len(result.checks)} checks failed: {', '.join(c.name for c in failed)}"
     return result.message.split(". ")[0]
 
 
@@ -387,7 +386,7 @@ def wants_diagram(result: Result) -> bool:
     """A graph check failed and the code did compile into graphs: show where it split."""
     m = result.measurements or {}
     kinds = {c.kind for c in result.failed_checks()}
-    return bool(kinds & GRAPH_KINDS) and m.get("graphs", 0) >= 1 and (m.get("graph_breaks", 0) or m.get("graphs", 0) > 1)
+    return bool(kinds & GRAPH_KINDS) and m.get("graphs", 0) >= 1 and bool(m.get("graph_breaks", 0) or m.get("graphs", 0) > 1)
 
 
 def diagram_png(result: Result) -> bytes | None:
