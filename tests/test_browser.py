@@ -228,6 +228,7 @@ def test_learner_opens_lesson_1_fixes_the_first_exercise_and_passes(course_start
         bs.wait_kernel_idle(page, timeout=LOAD_MS)
         no_error_dialog(page, "opening lesson 1")
         no_nbgrader_or_news(page)
+        assert "nbgrader_config" not in lab.log_tail(1000), lab.log_tail(1000)  # no "No nbgrader_config.py" warnings
         shot(page, "lesson-1-opened")
 
         # 2. Run the lesson up to the first check cell: the exercise fails.

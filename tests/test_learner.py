@@ -281,6 +281,7 @@ def test_in_a_notebook_hint_shows_once_an_unknown_id_does_not_stop_run_all_and_a
     result = [o for o in verdict_out if o["output_type"] == "execute_result"][0]["data"]
     assert "trace_tolist: FAILED" in result["text/plain"] and "<details" in result["text/html"]
     assert "terminal" not in result["text/html"] and "./course" not in result["text/html"]
+    assert "word-break:normal" in result["text/html"]  # JupyterLab's own output style breaks words anywhere
     assert last[0]["text"] == "still running\n"
 
 
