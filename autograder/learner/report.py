@@ -60,7 +60,9 @@ def shown_path(path: str) -> str:
 
 
 def _relabel(text: str, result: Result) -> str:
-    """Check messages name the file by its tail (``exercises/CH/ID.py``); name the learner's copy."""
+    """Check messages name the file by its tail (``exercises/CH/ID.py``); name the learner's copy,
+    and the commands as a learner types them (``./course reset ID``)."""
+    text = (text or "").replace("`python -m autograder ", "`./course ")
     if not text or not result.submission:
         return text
     label = shown_path(result.submission)
