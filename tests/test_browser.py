@@ -161,6 +161,28 @@ def test_every_link_a_learner_sees_opens_its_file(course_started):
     assert followed >= 2 * len(documents), f"only {followed} links followed in {len(documents)} pages"
 
 
+def test_only_the_workspace_is_writable_in_the_courses_jupyterlab(course_started):
+    lab, course, _ = course_started
+
+    def put(path: str) -> tuple[int, str]:
+        body = json.dumps({"type": "file", "format": "text", "content": "edited\n"}).encode()
+        request = urllib.request.Request(lab.url(f"api/contents/{path}"), data=body, method="PUT",
+                                         headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, ""
+        except urllib.error.HTTPError as exc:
+            return exc.code, json.loads(exc.read() or b"{}").get("message", "")
+
+    before = (course / "lessons" / "01_dynamo_core.py").read_text()
+    for tracked in ("lessons/01_dynamo_core.py", "exercises/01_dynamo_core/trace_tolist.py", "workspace/../README.md", "scratch.txt"):
+        code, message = put(tracked)
+        assert code == 403 and "read-only" in message and "workspace/" in message, (tracked, code, message)
+    assert (course / "lessons" / "01_dynamo_core.py").read_text() == before and not (course / "scratch.txt").exists()
+    assert put("workspace/scratch.txt")[0] in (200, 201) and (course / "workspace" / "scratch.txt").read_text() == "edited\n"
+    (course / "workspace" / "scratch.txt").unlink()
+
+
 def run_in_lab_terminal(lab, command: str, until: str, timeout: float = 120) -> str:
     """Type ``command`` into a new JupyterLab terminal (as the learner does) and return what the
     terminal shows once ``until`` appears in it."""
