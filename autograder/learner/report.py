@@ -182,8 +182,15 @@ def find_cause(result: Result) -> Cause | None:
                  repeats=[first, why.gb_type, where.split("  ")[0]])
 
 
+# A check that could not measure because the run stopped says so in one of these ways.
+_RUN_STOPPED = ("did not return", "No complete run", "Not run:")
+STOPPED_AT_CAUSE = "not measured: the run stopped at the error above."
+
+
 def _without_repeats(message: str, cause: Cause | None) -> str:
     """A check's message without what the cause or the lesson pointer already said."""
+    if cause is not None and any(marker in message for marker in _RUN_STOPPED):
+        return STOPPED_AT_CAUSE
     sentences = _SENTENCE_END.split(message.strip())
     kept = []
     for sentence in sentences:
