@@ -168,7 +168,8 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
                     output = driver(compiled, *args) if driver is not None else compiled(*args)
             except Exception as exc:  # the learner's code, or Dynamo refusing it
                 result.error = describe_error(exc, prefer_file)
-                if result.error.get("plain") is None and _ordinary_cause(exc):
+                # Only when the schedule stops here: a later call must not see what the replay did.
+                if stop_on_error and result.error.get("plain") is None and _ordinary_cause(exc):
                     plain = plain_python_error(fn, given, driver, prefer_file)
                     if plain is not None:
                         result.error["plain"] = plain
