@@ -309,3 +309,15 @@ def test_a_failure_that_is_not_the_learners_never_says_to_fix_their_file():
     learners = Result(exercise="trace_tolist", status="error", score=0, max_score=5, checks=[], measurements={},
                       message="SyntaxError: invalid syntax (line 3).", submission="x.py")
     assert "Next: edit x.py" in render(learners)
+
+
+def test_start_says_when_a_lesson_changed_since_the_learners_notebook_was_made(tmp_path):
+    workspace = _prepare_workspace(tmp_path)
+    notebook = workspace / "lessons" / "01_dynamo_core.ipynb"
+    data = json.loads(notebook.read_text())
+    data["metadata"]["course_source_sha256"] = "0" * 64  # as if made from an older lesson text
+    notebook.write_text(json.dumps(data))
+    again = subprocess.run([sys.executable, "-m", "autograder.learner.workspace"], cwd=ROOT, capture_output=True, text=True,
+                           env={**os.environ, "AUTOGRADER_WORKSPACE": str(workspace)})
+    assert "lessons/01_dynamo_core.py changed" in again.stdout and "./course reset 01_dynamo_core" in again.stdout
+    assert json.loads(notebook.read_text())["metadata"]["course_source_sha256"] == "0" * 64  # never replaced unasked
