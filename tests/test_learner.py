@@ -321,3 +321,25 @@ def test_start_says_when_a_lesson_changed_since_the_learners_notebook_was_made(t
                            env={**os.environ, "AUTOGRADER_WORKSPACE": str(workspace)})
     assert "lessons/01_dynamo_core.py changed" in again.stdout and "./course reset 01_dynamo_core" in again.stdout
     assert json.loads(notebook.read_text())["metadata"]["course_source_sha256"] == "0" * 64  # never replaced unasked
+
+
+def test_edits_a_learner_made_in_exercises_before_the_workspace_become_their_copy(tmp_path):
+    """A learner of the course before the workspace edited exercises/ itself: their work moves into
+    their copy, and reset still gives the real starting file."""
+    import shutil
+
+    course = tmp_path / "course"
+    for name in ("autograder", "exercises", "solutions", "lessons"):
+        shutil.copytree(ROOT / name, course / name, ignore=shutil.ignore_patterns("__pycache__", "*.ipynb"))
+    tracked = course / "exercises" / "01_dynamo_core" / "trace_tolist.py"
+    tracked.write_text(tracked.read_text() + "# my earlier work\n")
+    env = {**os.environ, "PYTHONPATH": str(course), "AUTOGRADER_STATE": str(tmp_path / "s.json")}
+    env.pop("AUTOGRADER_WORKSPACE", None)
+    made = subprocess.run([sys.executable, "-m", "autograder.learner.workspace"], cwd=course, env=env, capture_output=True, text=True)
+    assert "earlier edits of 1 file(s)" in made.stdout, made.stdout + made.stderr
+    copy = course / "workspace" / "exercises" / "01_dynamo_core" / "trace_tolist.py"
+    assert copy.read_text().endswith("# my earlier work\n")
+    reset = subprocess.run([sys.executable, "-m", "autograder", "reset", "trace_tolist"], cwd=course, env=env,
+                           capture_output=True, text=True)
+    assert reset.returncode == 0 and "# my earlier work" not in copy.read_text(), reset.stdout + reset.stderr
+    assert copy.read_text() == (ROOT / "exercises" / "01_dynamo_core" / "trace_tolist.py").read_text()

@@ -30,7 +30,7 @@ import shutil
 import time
 from pathlib import Path
 
-from autograder.format.exercise import EXERCISES, LESSONS, ROOT, Exercise, discover
+from autograder.format.exercise import EXERCISES, LESSONS, ROOT, Exercise, discover, starter_source
 
 WORKSPACE = Path(os.environ.get("AUTOGRADER_WORKSPACE") or ROOT / "workspace")
 BACKUPS = "backups"  # workspace/backups/: what reset replaced
@@ -58,13 +58,30 @@ def shown(path: Path) -> str:
     return path.relative_to(ROOT).as_posix() if path.is_absolute() and path.is_relative_to(ROOT) else str(path)
 
 
+def edited_in_place(exercise: Exercise) -> bool:
+    """Whether the course's starting file differs from what its master makes: a learner of the
+    course before the workspace edited ``exercises/`` itself."""
+    try:
+        made = starter_source(exercise.master.read_text(encoding="utf-8"), exercise.id, exercise.title)
+        return exercise.starter.read_text(encoding="utf-8") != made
+    except (OSError, ValueError):
+        return False
+
+
 def ensure_copy(exercise: Exercise) -> Path:
-    """The learner's copy, made from the starting file the first time it is needed."""
+    """The learner's copy, made the first time it is needed: from the starting file, or from the
+    learner's own edits of it where they made them in ``exercises/`` (before there was a workspace)."""
     copy = working_copy(exercise)
     if not copy.exists():
         copy.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(exercise.starter, copy)
     return copy
+
+
+def adopted_edits(exercises: list[Exercise]) -> list[Exercise]:
+    """The exercises whose copy was just made from the learner's edits in ``exercises/``."""
+    return [e for e in exercises if edited_in_place(e) and working_copy(e).exists()
+            and working_copy(e).read_bytes() == e.starter.read_bytes()]
 
 
 def backup(path: Path) -> Path:
@@ -82,14 +99,15 @@ def backup(path: Path) -> Path:
 
 
 def reset_copy(exercise: Exercise) -> tuple[Path, Path | None]:
-    """Put the starting file back as the learner's copy; the replaced copy is kept as a backup
+    """Put the starting file (as its master makes it) back as the learner's copy; the replaced copy is kept as a backup
     (none when it was missing or already the starting file). Returns (copy, backup or None)."""
     copy = working_copy(exercise)
+    fresh = starter_source(exercise.master.read_text(encoding="utf-8"), exercise.id, exercise.title)
     kept = None
-    if copy.exists() and copy.read_bytes() != exercise.starter.read_bytes():
+    if copy.exists() and copy.read_text(encoding="utf-8") != fresh:
         kept = backup(copy)
     copy.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(exercise.starter, copy)
+    copy.write_text(fresh, encoding="utf-8")
     return copy, kept
 
 
@@ -215,12 +233,18 @@ def first_lesson() -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m autograder.learner.workspace``: what ``./course start`` runs before JupyterLab."""
-    made = prepare()
+    exercises = discover()
+    made = prepare(exercises)
+    adopted = adopted_edits([e for e in exercises if working_copy(e) in made])
     notebooks = [p for p in made if p.suffix == ".ipynb"]
     copies = [p for p in made if p.suffix == ".py"]
     if copies or notebooks:
         print(f"      your working copies: {len(notebooks)} lesson notebook(s) and {len(copies)} exercise file(s) "
               f"in {shown(WORKSPACE)}/ (git ignores it; the course's own files stay untouched)")
+    if adopted:
+        print(f"      your earlier edits of {len(adopted)} file(s) in exercises/ are now your copies in "
+              f"{shown(WORKSPACE)}/exercises/; `git checkout -- exercises` puts the course's files back, so that "
+              "`git pull` works")
     for lesson in stale_lessons():
         print(f"      note: {shown(lesson)} changed since your notebook was made; `./course reset {lesson.stem}` "
               f"makes it afresh (your notebook is kept in {shown(WORKSPACE / BACKUPS)}/)")
