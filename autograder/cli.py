@@ -14,7 +14,7 @@ import sys
 from autograder.format import build as builder
 from autograder.learner import progress, workspace
 from autograder.learner.names import unknown_id_message
-from autograder.format.exercise import ExerciseFormatError, discover, load
+from autograder.format.exercise import ExerciseFormatError, discover, load, requirements_block
 from autograder.engine.grader import grade
 from autograder.learner.report import print_result
 from autograder.learner.waiting import terminal_progress
@@ -167,6 +167,8 @@ def cmd_hint(args) -> int:
     print(f"Hint {level + 1}/{len(exercise.hints)} for {exercise.id}: {exercise.hints[level]}")
     if level + 1 < len(exercise.hints):
         print(f"(Run `./course hint {exercise.id}` again for the next one.)")
+    if exercise.requirements:
+        print("\n" + requirements_block([r.text for r in exercise.requirements]))
     return EXIT_OK
 
 
@@ -185,7 +187,7 @@ def cmd_reset(args) -> int:
 def cmd_build(args) -> int:
     written = builder.build()
     for path in written:
-        print(f"wrote {path.relative_to(builder.ROOT)}")
+        print(f"{'wrote' if path.exists() else 'deleted'} {path.relative_to(builder.ROOT)}")
     extra = builder.unexpected_files()
     for path in extra:
         print(f"warning: {path.relative_to(builder.ROOT)} is not generated from any master", file=sys.stderr)
@@ -196,16 +198,7 @@ def cmd_build(args) -> int:
 def cmd_dev_check(args) -> int:
     from autograder.authoring import dev
 
-    def show(exercise, starter, solution):
-        print(f"  {exercise.id:<24} starter {starter.status:<6} ({starter.score}/{starter.max_score}, "
-              f"{starter.duration_s:.1f}s)  solution {solution.status:<6} ({solution.score}/{solution.max_score}, "
-              f"{solution.duration_s:.1f}s)", flush=True)
-
-    report = dev.check(args.ids or None, workers=args.workers, progress=show)
-    for finding in report.findings:
-        print(f"PROBLEM {finding.exercise}: {finding.problem}")
-    print("dev check: OK" if report.ok else f"dev check: {len(report.findings)} problem(s)")
-    return EXIT_OK if report.ok else EXIT_FAILED
+    return dev.main(args)
 
 
 def cmd_dev_new(args) -> int:
@@ -282,9 +275,12 @@ def main_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("dev", help="maintainer commands")
     dev_sub = p.add_subparsers(dest="dev_command", required=True)
-    q = dev_sub.add_parser("check", help="prove every starter fails for its declared reason, every solution passes, files are current")
+    q = dev_sub.add_parser("check", help="prove every starter fails for its declared reason, every solution passes, every "
+                           "FAIR variant passes and every WRONG one is caught, the requirement table is complete, files are current")
     q.add_argument("ids", nargs="*", help="only these exercises (default: all)")
     q.add_argument("--workers", type=int, default=2, help="gradings run at once")
+    q.add_argument("--seeds", default="1234,4321", help="comma-separated seeds each variant is graded on (default: 1234,4321)")
+    q.add_argument("--no-variants", action="store_true", help="grade only starters and solutions (the table rules still hold)")
     q.set_defaults(run=cmd_dev_check)
     q = dev_sub.add_parser("new", help="start a new exercise master from the template")
     q.add_argument("id", help="the new exercise id (also its file name)")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import html
 
 from autograder.engine.grader import grade
-from autograder.format.exercise import discover, load
+from autograder.format.exercise import discover, load, requirements_block
 from autograder.learner import progress, workspace
 from autograder.learner.names import unknown_id_message
 from autograder.learner.report import render, to_html
@@ -116,4 +116,7 @@ def hint(exercise_id: str):
         return _unknown(exercise_id)
     level = progress.next_hint_level(exercise.id, len(exercise.hints))
     more = " (call hint again for the next one)" if level + 1 < len(exercise.hints) else ""
-    return Note(f"Hint {level + 1}/{len(exercise.hints)} for {exercise.id}{more}: {exercise.hints[level]}")
+    text = f"Hint {level + 1}/{len(exercise.hints)} for {exercise.id}{more}: {exercise.hints[level]}"
+    if exercise.requirements:  # what the fix must do, from the master's header
+        text += "\n\n" + requirements_block([r.text for r in exercise.requirements])
+    return Note(text)

@@ -101,6 +101,7 @@ class Report:
     learners_fault: bool
     submission: str
     message: str = ""
+    unmet: list[str] = field(default_factory=list)  # the task's requirements not met yet
 
     @property
     def headline(self) -> str:
@@ -255,7 +256,7 @@ def build(result: Result) -> Report:
                   lesson=lesson_pointer(result) if not result.passed and stage(result) not in NOT_THE_LEARNERS else "",
                   checks=checks, measured=measurements_line(result), integrity=integrity, output=output,
                   learners_fault=stage(result) not in NOT_THE_LEARNERS, submission=shown_path(result.submission),
-                  message=_relabel(result.message, result))
+                  message=_relabel(result.message, result), unmet=unmet_requirements(result))
 
 
 def break_explanation(result: Result, titled: bool = True) -> list[str]:
@@ -277,6 +278,21 @@ def break_explanation(result: Result, titled: bool = True) -> list[str]:
     if cause.url:
         lines.append(f"{indent}More: {cause.url}")
     return lines
+
+
+def unmet_requirements(result: Result) -> list[str]:
+    """The task's requirements (the master's header) whose checks failed in this result; only the
+    checks present in ``result`` count, so a report with hidden checks removed reveals nothing."""
+    failed = {c.name for c in result.checks if c.status == FAILED}
+    if not failed or result.status == ERROR:
+        return []
+    try:
+        from autograder.format.exercise import load
+
+        requirements = load(result.exercise).requirements
+    except (KeyError, ValueError):
+        return []
+    return [r.text for r in requirements if failed & set(r.checks)]
 
 
 def next_step(report: Report, where: str = "terminal") -> str:
@@ -311,6 +327,7 @@ def render(result: Result, colour: bool = False, show_output: bool = True, where
         lines.append("  " + report.lesson)
     for status, name, points, message in report.checks:
         lines.append(f"  [{paint(_MARKS.get(status, status.upper()), status)}] {name} ({points}): {message}")
+    lines.extend("  Not met yet: " + text for text in report.unmet)
     for violation in report.integrity:
         lines.append("  " + paint("INTEGRITY", FAILED) + ": " + violation)
     if report.measured:
@@ -354,6 +371,8 @@ def print_result(result: Result, stream=None) -> None:
         for status, name, points, message in report.checks:
             table.add_row(Text(f"{_MARKS.get(status, status.upper())} {name}", style=_STYLES[status]), points, message)
         console.print(table)
+    for text in report.unmet:
+        console.print(Text("Not met yet: " + text, style="bold"))
     for violation in report.integrity:
         console.print(Text("INTEGRITY: " + violation, style="bold red"))
     if report.measured:
@@ -464,6 +483,9 @@ def to_html(result: Result, diagram: bool = True) -> str:
         opened = " open" if report.status == FAILED and cause is None else ""
         out.append(f"<details{opened}><summary>Checks: {passed} of {len(report.checks)} passed</summary>"
                    f"<table>{rows}</table>{measured}</details>")
+    if report.unmet:
+        items = "".join(f"<li>{_code_spans(text)}</li>" for text in report.unmet)
+        out.append(f"<div>Not met yet:<ul style='margin:0'>{items}</ul></div>")
     for violation in report.integrity:
         out.append(f"<div class='ag-FAIL'>INTEGRITY: {_code_spans(violation)}</div>")
     if report.output:
