@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from autograder.format.build import lesson_sections, syllabus_ids
-from autograder.format.exercise import discover
+from autograder.format.exercise import discover, lesson_files
 from autograder.format.explain import course_map, explain
 from autograder.learner.report import break_explanation, render
 from conftest import ROOT
@@ -121,7 +121,7 @@ def _broken_links(pages) -> tuple[list[str], int]:
 
 
 def test_every_link_of_the_course_and_of_the_learners_copies_opens_a_file(tmp_path):
-    tracked = sorted((ROOT / "lessons").glob("[0-9][0-9]_*.py")) + [ROOT / "lessons" / "README.md", ROOT / "exercises" / "README.md"]
+    tracked = lesson_files() + [ROOT / "lessons" / "README.md", ROOT / "exercises" / "README.md"]
     broken, followed = _broken_links(tracked)
     assert not broken and followed > 50, broken
     workspace = _prepare_workspace(tmp_path)
