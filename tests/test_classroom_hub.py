@@ -268,7 +268,9 @@ except PermissionError:
     print("attempts unreadable")
 from autograder.learner.notebook import check, hint
 print(repr(check({BC!r})))
-path = EXERCISES / "01_dynamo_core" / "{BC}.py"
+from autograder.learner.remote import learner_file
+path = learner_file({BC!r})  # the learner's copy in the workspace, made from the starting file by the first check
+print("copy:", path)
 open(path, "w").write({fix!r})
 print(repr(check({BC!r})))
 hint({BC!r})
@@ -287,6 +289,7 @@ except NotPassed as exc:
     starter, fixed = output.split(f"{BC}: ", 2)[1:3]
     assert starter.startswith("FAILED") and "torch.save" in starter, output
     assert fixed.startswith("PASSED  5/5"), output
+    assert f"copy: {hub['release']}/workspace/exercises/01_dynamo_core/{BC}.py" in output, output
     assert "Hint 1/" in output, output
     assert "check cell: breaks_checkpoint scored 0/5" in output, "an nbgrader check cell is graded by the service too"
 
