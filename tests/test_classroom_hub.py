@@ -273,7 +273,7 @@ path = learner_file({BC!r})  # the learner's copy in the workspace, made from th
 print("copy:", path)
 open(path, "w").write({fix!r})
 print(repr(check({BC!r})))
-hint({BC!r})
+print(hint({BC!r}))
 from autograder.classroom.nbgrader_bridge import NotPassed, check_answer
 try:
     check_answer({BC!r}, source={answer!r})
