@@ -76,6 +76,12 @@
 # why = "no mutation at all: the operator returns the clipped tensor and the count, and squash uses both"
 #
 # [[wrong]]
+# name = "fake_deleted"
+# breaks = "one_graph"
+# fails = ["compiles", "graphs"]
+# message = "fake tensor call|No complete run"
+#
+# [[wrong]]
 # name = "plain_function"
 # breaks = "one_graph"
 # fails = ["op"]
@@ -174,6 +180,13 @@ def _(x, limit):
 # def _(x, limit):
 #     return torch.empty_like(x), x.new_empty(1)
 # END FAIR
+# BEGIN WRONG fake_deleted
+# @torch.library.custom_op("course::clip_count", mutates_args={"x"})
+# def clip_count(x: torch.Tensor, limit: float) -> torch.Tensor:
+#     count = (x.abs() > limit).sum().to(x.dtype)
+#     x.clamp_(-limit, limit)
+#     return count.reshape(1)
+# END WRONG
 # BEGIN WRONG plain_function
 # def clip_count(x, limit):
 #     count = (x.abs() > limit).sum().to(x.dtype)

@@ -69,6 +69,12 @@
 # why = "the temperature passed in, and temper multiplies by its reciprocal instead of dividing"
 #
 # [[wrong]]
+# name = "closure_hatch"
+# breaks = "one_graph"
+# fails = ["compiles"]
+# message = "[Gg]raph break.*nonstrict_trace"
+#
+# [[wrong]]
 # name = "python_float"
 # breaks = "one_graph"
 # fails = ["graphs"]
@@ -148,6 +154,14 @@ def probabilities(logits, temperature):
 # def probabilities(logits, temperature):
 #     return torch.softmax(temper(logits, temperature), dim=-1)
 # END FAIR
+# BEGIN WRONG closure_hatch
+# def probabilities(logits, temperature):
+#     @torch._dynamo.nonstrict_trace
+#     def temper(values):
+#         return values / temperature
+#
+#     return torch.softmax(temper(logits), dim=-1)
+# END WRONG
 # BEGIN WRONG python_float
 # @torch._dynamo.nonstrict_trace
 # def temper(logits, temperature):
