@@ -147,59 +147,79 @@ torch._dynamo.config.reorderable_logging_functions.add(print)
 
 
 def train_step(x, target, weight, running):
+    # BEGIN SOLUTION
     pred = torch.tanh(x @ weight)
     loss = (pred - target).pow(2).mean()
-    # BEGIN SOLUTION
     print("loss:", loss, "running:", running.clone())
     running.mul_(0.9).add_(0.1 * loss)
     return pred, loss, running
     # END SOLUTION
     # BEGIN STARTER
     # # TODO: make train_step compile with fullgraph=True, and keep the line it prints.
+    # pred = torch.tanh(x @ weight)
+    # loss = (pred - target).pow(2).mean()
     # print("loss:", loss, "running:", running)
     # running.mul_(0.9).add_(0.1 * loss)
     # return pred, loss, running
     # END STARTER
     # BEGIN FAIR out_of_place
+    # pred = torch.tanh(x @ weight)
+    # loss = (pred - target).pow(2).mean()
     # print("loss:", loss, "running:", running)
     # return pred, loss, 0.9 * running + 0.1 * loss
     # END FAIR
     # BEGIN FAIR snapshot_first
+    # pred = torch.tanh(x @ weight)
+    # loss = (pred - target).pow(2).mean()
     # before = running * 1.0
     # running.mul_(0.9).add_(0.1 * loss)
     # print("loss:", loss, "running:", before)
     # return pred, loss, running
     # END FAIR
     # BEGIN WRONG python_number
+    # pred = torch.tanh(x @ weight)
+    # loss = (pred - target).pow(2).mean()
     # print("loss:", loss, "running:", float(running))
     # running.mul_(0.9).add_(0.1 * loss)
     # return pred, loss, running
     # END WRONG
     # BEGIN WRONG reordered_alias
+    # pred = torch.tanh(x @ weight)
+    # loss = (pred - target).pow(2).mean()
     # print("loss:", loss, "running:", running)
     # running.mul_(0.9).add_(0.1 * loss)
     # return pred, loss, running
     # END WRONG
     # BEGIN WRONG detached_alias
+    # pred = torch.tanh(x @ weight)
+    # loss = (pred - target).pow(2).mean()
     # print("loss:", loss, "running:", running.detach())
     # running.mul_(0.9).add_(0.1 * loss)
     # return pred, loss, running
     # END WRONG
     # BEGIN WRONG copy_back_after
+    # pred = torch.tanh(x @ weight)
+    # loss = (pred - target).pow(2).mean()
     # updated = 0.9 * running + 0.1 * loss
     # print("loss:", loss, "running:", running)
     # running.copy_(updated)
     # return pred, loss, running
     # END WRONG
     # BEGIN WRONG deleted_print
+    # pred = torch.tanh(x @ weight)
+    # loss = (pred - target).pow(2).mean()
     # running.mul_(0.9).add_(0.1 * loss)
     # return pred, loss, running
     # END WRONG
     # BEGIN WRONG update_lost
+    # pred = torch.tanh(x @ weight)
+    # loss = (pred - target).pow(2).mean()
     # print("loss:", loss, "running:", running)
     # return pred, loss, running
     # END WRONG
     # BEGIN WRONG is_compiling_print
+    # pred = torch.tanh(x @ weight)
+    # loss = (pred - target).pow(2).mean()
     # if not torch.compiler.is_compiling():
     #     print("loss:", loss, "running:", running)
     # running.mul_(0.9).add_(0.1 * loss)
