@@ -87,6 +87,12 @@
 # breaks = "nothing_hidden"
 # fails = ["no_dodge"]
 # message = "torch\\.compiler\\.disable"
+#
+# [[wrong]]
+# name = "plain_call"
+# breaks = "nothing_hidden"
+# fails = ["no_dodge"]
+# message = "ran compiled code|did compiled code run"
 # ///
 """Accumulate the loss over micro-batches in one compiled graph.
 
@@ -184,6 +190,10 @@ def train(step, batches, weight):
     # BEGIN WRONG ragged_tail
     # for start in range(0, len(batches), MICRO):
     #     losses.append(step(batches[start:start + MICRO], weight))
+    # END WRONG
+    # BEGIN WRONG plain_call
+    # for _ in range(len(batches) // MICRO):
+    #     losses.append(accumulate([next(stream) for _ in range(MICRO)], weight))
     # END WRONG
     return torch.stack(losses)
 

@@ -83,6 +83,12 @@
 # breaks = "nothing_hidden"
 # fails = ["no_dodge"]
 # message = "is_compiling"
+#
+# [[wrong]]
+# name = "plain_call"
+# breaks = "one_graph_serves"
+# fails = ["graphs"]
+# message = "0 graph\\(s\\) compiled"
 # ///
 """Keep file reading out of the compiled function.
 
@@ -184,6 +190,11 @@ def run(step, x, path):
     # END WRONG
     # BEGIN WRONG disabled_reader
     # return step(x, path)
+    # END WRONG
+    # BEGIN WRONG plain_call
+    # with open(path) as f:
+    #     stats = json.load(f)
+    # return calibrate(x, torch.tensor(stats["scale"]), torch.tensor(stats["shift"]))
     # END WRONG
     # BEGIN WRONG is_compiling_guard
     # return step(x, path)

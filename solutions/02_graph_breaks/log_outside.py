@@ -104,6 +104,12 @@
 # breaks = "nothing_hidden"
 # fails = ["no_dodge"]
 # message = "torch\\.compiler\\.disable"
+#
+# [[wrong]]
+# name = "plain_call"
+# breaks = "one_graph"
+# fails = ["graphs"]
+# message = "0 graph\\(s\\) compiled"
 # ///
 """Compile the clipping step into one graph and keep its warning.
 
@@ -218,6 +224,11 @@ def serve(step, x, limit):
     # END WRONG
     # BEGIN WRONG disabled_logger
     # return step(x, limit)
+    # END WRONG
+    # BEGIN WRONG plain_call
+    # out, count = clip(x, limit)
+    # log.warning("clipped %d values", int(count))
+    # return out
     # END WRONG
 
 

@@ -97,6 +97,12 @@
 # breaks = "nothing_hidden"
 # fails = ["no_dodge"]
 # message = "allow_in_graph"
+#
+# [[wrong]]
+# name = "plain_call"
+# breaks = "one_graph"
+# fails = ["graphs"]
+# message = "0 graph\\(s\\) compiled"
 # ///
 """Make the compiled sampler follow the temperature.
 
@@ -213,6 +219,9 @@ def serve(step, logits, temperature):
     # END FAIR
     # BEGIN WRONG python_float
     # return step(logits, temperature)
+    # END WRONG
+    # BEGIN WRONG plain_call
+    # return probabilities(logits, TEMPERATURE)
     # END WRONG
 
 
