@@ -1,6 +1,6 @@
 # Exercise incorrect_cat: Compile the skip-connection projection as one graph
-# Edit this file, then check it with:  python -m autograder check incorrect_cat
-# Stuck? python -m autograder hint incorrect_cat   Start over: python -m autograder reset incorrect_cat
+# Edit this file, then check it with:  ./course check incorrect_cat
+# Stuck? ./course hint incorrect_cat   Start over: ./course reset incorrect_cat
 """Make `fuse` compile as one graph.
 
 `fuse` joins a block's output `h` (its last dimension holds 8 features) with the block's skip

@@ -1,6 +1,6 @@
 # Exercise print_in_step: Compile a training step that reports its loss
-# Edit this file, then check it with:  python -m autograder check print_in_step
-# Stuck? python -m autograder hint print_in_step   Start over: python -m autograder reset print_in_step
+# Edit this file, then check it with:  ./course check print_in_step
+# Stuck? ./course hint print_in_step   Start over: ./course reset print_in_step
 """Compile a training step that prints its loss, and keep the line it prints.
 
 `train_step` prints this step's loss and the running loss, then folds the loss into the running
