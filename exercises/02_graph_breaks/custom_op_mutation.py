@@ -7,13 +7,11 @@
 for it): it clips its input to `[-limit, limit]` in place and returns how many values it clipped.
 `squash` compiles with `fullgraph=True` and gives the right numbers with the `eager` and
 `aot_eager` backends. The team's Inductor build does not: on torch 2.13 it stops with an
-assertion inside the generated code. The grader runs `torch.library.opcheck` on
-`course::clip_count` with inputs of several shapes.
+assertion inside the generated code.
 
 What the grader checks:
 - `squash` compiles with `fullgraph=True` into one graph that calls the custom operator `course::clip_count`.
-- The registration names every argument the kernel writes to.
-- The fake kernel gives the real output's shape, dtype and device, for inputs of any shape.
+- The operator's registration tells the truth about its kernel, for inputs of any shape: `torch.library.opcheck` passes.
 - `squash` returns what it returns now: the doubled input clipped to `[-1, 1]`, plus the number of values the clip changed.
 - Nothing is hidden from the compiler: no `torch.compiler.disable`, `allow_in_graph`, `is_compiling()` branch or `set_stance`.
 """
@@ -21,6 +19,7 @@ What the grader checks:
 # TODO: find out why Inductor cannot trust this operator, and fix it.
 
 import torch
+
 
 @torch.library.custom_op("course::clip_count", mutates_args=())
 def clip_count(x: torch.Tensor, limit: float) -> torch.Tensor:

@@ -48,13 +48,8 @@
 # checks = ["compiles", "graphs", "op"]
 #
 # [[requirements]]
-# id = "true_schema"
-# text = "The registration names every argument the kernel writes to."
-# checks = ["opcheck"]
-#
-# [[requirements]]
-# id = "true_fake"
-# text = "The fake kernel gives the real output's shape, dtype and device, for inputs of any shape."
+# id = "trustworthy"
+# text = "The operator's registration tells the truth about its kernel, for inputs of any shape: `torch.library.opcheck` passes."
 # checks = ["opcheck"]
 #
 # [[requirements]]
@@ -89,19 +84,19 @@
 #
 # [[wrong]]
 # name = "schema_still_false"
-# breaks = "true_schema"
+# breaks = "trustworthy"
 # fails = ["opcheck"]
 # message = "test_schema.*not defined as mutable but was mutated"
 #
 # [[wrong]]
 # name = "fake_still_wrong"
-# breaks = "true_fake"
+# breaks = "trustworthy"
 # fails = ["opcheck"]
 # message = "test_faketensor"
 #
 # [[wrong]]
 # name = "integer_count"
-# breaks = "true_fake"
+# breaks = "trustworthy"
 # fails = ["opcheck"]
 # message = "test_faketensor.*[Dd]types"
 #
@@ -123,8 +118,7 @@
 for it): it clips its input to `[-limit, limit]` in place and returns how many values it clipped.
 `squash` compiles with `fullgraph=True` and gives the right numbers with the `eager` and
 `aot_eager` backends. The team's Inductor build does not: on torch 2.13 it stops with an
-assertion inside the generated code. The grader runs `torch.library.opcheck` on
-`course::clip_count` with inputs of several shapes.
+assertion inside the generated code.
 """
 
 # BEGIN STARTER
@@ -132,6 +126,7 @@ assertion inside the generated code. The grader runs `torch.library.opcheck` on
 # END STARTER
 
 import torch
+
 
 # BEGIN SOLUTION
 @torch.library.custom_op("course::clip_count", mutates_args={"x"})
