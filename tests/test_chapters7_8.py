@@ -232,8 +232,7 @@ def test_logs_graph_code_answers_are_in_the_logs_of_the_starting_file():
     assert seen == solution_answers("logs_graph_code")
 
 
-@pytest.mark.parametrize("repeat", [1, 2])
-def test_trace_report_answers_are_in_a_real_trace_of_the_starting_file_and_stable(tmp_path, repeat):
+def test_trace_report_answers_are_in_a_real_trace_of_the_starting_file(tmp_path):
     from autograder.sandbox import probe
 
     exercise = load("trace_report")
@@ -243,11 +242,11 @@ def test_trace_report_answers_are_in_a_real_trace_of_the_starting_file_and_stabl
     per_function = {}
     for c in compiled:
         per_function[c.function] = per_function.get(c.function, 0) + 1
-    slowest = sorted(compiled, key=lambda c: c.seconds)
+    by_size = sorted(compiled, key=lambda c: c.ops)
     seen = {"frames_compiled": len({c.frame for c in compiled}), "compiles": len(compiled),
-            "most_compiled_function": max(per_function, key=per_function.get), "slowest_compile": slowest[-1].compile_id}
+            "most_compiled_function": max(per_function, key=per_function.get), "largest_graph": by_size[-1].compile_id}
     assert seen == solution_answers("trace_report")
-    assert slowest[-1].seconds > 2 * slowest[-2].seconds  # no timing noise decides the answer
+    assert by_size[-1].ops > 10 * by_size[-2].ops  # the answer is far from a tie, and no timing decides it
 
 
 def test_trace_report_renders_with_tlparse(tmp_path):
