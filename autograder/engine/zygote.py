@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import gc
 import json
 import os
 import select
@@ -137,6 +138,7 @@ def serve(parent: int | None = None) -> None:
 
     load_all()
     processes.become_subreaper()
+    prepare_watch = autograder.sandbox.integrity.prepare
 
     control = _Control(os.dup(0))
     control_out = os.dup(1)
@@ -148,11 +150,13 @@ def serve(parent: int | None = None) -> None:
     if learner is not None and mode == "first":
         learner.wait_for_report()  # with nothing else to watch, it returns once the report is in (or too late)
         learner = None
+    prepare_watch()
     _write_line(control_out, _READY)
     while True:
         while learner is not None and b"\n" not in control.buffer:  # idle: wait for a job or the learner's report
             if learner.wait_for_report((control.fd,)):
                 learner = None
+                prepare_watch()  # again: the modules just imported are watched too
             else:
                 control.poll()
         job = json.loads(control.readline())
@@ -255,6 +259,7 @@ def _run_forked(judge, job: dict, control: _Control | None = None, private=(), k
     output_r, output_w = os.pipe()
     workdir = _current_workdir = tempfile.mkdtemp(prefix="autograder-")
     zygote = os.getpid()
+    gc.freeze()  # what every grading inherits is never traversed by their collectors: no copy-on-write of the whole heap
     pid = os.fork()
     if pid == 0:  # the judge of this grading
         try:

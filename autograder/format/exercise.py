@@ -35,8 +35,8 @@ CHAPTER_PATTERN = re.compile(r"^(\d\d)_[a-z0-9_]+$")
 HEADER_START = "# /// exercise"
 HEADER_END = "# ///"
 
-# Every kind of check the engine knows, with the parameters each accepts. checks.py implements
-# them; this table lets the format be validated without importing torch.
+# Every kind of check the engine knows, with the parameters each accepts. autograder.checks decides
+# each (and autograder.sandbox.kinds measures); this table lets the format be validated without torch.
 CHECK_KINDS: dict[str, set[str]] = {
     "compiles": set(),
     "graphs": {"min", "max", "equal"},
@@ -44,9 +44,8 @@ CHECK_KINDS: dict[str, set[str]] = {
     "recompiles": {"max"},
     "compiled_calls": set(),
     "correct": {"rtol", "atol"},
-    "answers": {"constant", "truth"},
+    "answers": {"constant", "truth", "variants", "function", "variant_truth"},
     "speed": {"min_ratio", "against", "backend", "needs", "warmup", "repeats", "size_hint"},
-    "custom": {"function"},
     # Chapter 2 (checks_breaks.py):
     "escape_hatch": {"via", "ops"},
     "output": {"stream", "expect"},
@@ -67,6 +66,11 @@ CHECK_KINDS: dict[str, set[str]] = {
     "guard_time": {"min_ratio", "against", "repeats", "rounds"},
     # Chapters 7 and 8: reporting issues (checks_reporting.py):
     "reproducer": {"backend", "passes", "failure", "exception", "match", "max_lines", "inputs", "culprit", "constant", "timeout"},
+    # What a learner's function builds or chooses (checks/modules.py):
+    "same_module": {"model", "prepare", "input_shape"},
+    "checkpoint": {"model", "prepare", "save", "input_shape"},
+    "limit_in_effect": {"min", "max"},
+    "bisect": {"function", "agree_with"},
 }
 # The dodges a no_dodge check can look for (checks_breaks.py says how each is detected).
 DODGES = {"disable", "allow_in_graph", "is_compiling", "set_stance", "eager_fallback"}
@@ -336,6 +340,15 @@ def parse_master(path: Path) -> Exercise:
         if kind == "probe_variant":
             _expect(all(isinstance(params.get(k), str) and params[k].replace(".", "_").isidentifier() for k in ("helper", "variant")), where,
                     "probe_variant needs helper (the learner's function, e.g. \"hot\" or \"Block.forward\") and variant (a function of the master)")
+        if kind == "answers":
+            _expect(bool(params.get("variants")) == bool(params.get("function")), where,
+                    "answers: `variants` (a master function of gen drawing parameter sets) and `function` (the learner's "
+                    "function called with each) go together")
+        if kind == "bisect":
+            _expect(isinstance(params.get("agree_with"), str), where, "bisect.agree_with names the answers check whose truth is the grader's bisection")
+        if kind == "limit_in_effect":
+            _expect(all(isinstance(params.get(k), int) for k in ("min", "max")) and params["min"] <= params["max"], where,
+                    "limit_in_effect needs whole numbers min <= max")
         if kind == "reproducer":
             _expect(isinstance(params.get("backend"), str) and params["backend"], where, "reproducer.backend names the backend under which it must fail")
             _expect(params.get("failure", "exception") in ("exception", "mismatch"), where, "reproducer.failure is \"exception\" or \"mismatch\"")

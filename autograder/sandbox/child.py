@@ -237,15 +237,17 @@ def run(job: dict, data: dict, out_fd: int, reader) -> dict:
     from autograder.format.config_rules import config_problems
     from autograder.sandbox import kinds as registry
     from autograder.sandbox import probe, timing
-    from autograder.sandbox.integrity import Watch
+    from autograder.sandbox import integrity
     from autograder.sandbox.kinds import all as _all_kinds  # noqa: F401 - registers every measure
     from autograder.sandbox.probe.inject import allowed_in_graph_ids
 
+    from autograder import _prof; _prof.mark("learner imports done")
     applied = _confine(job)  # everything above is imported while the interpreter's files are still readable
 
     exercise, path, source = job["exercise"], job["filename"], job["source"]
     base = {"phase": 1, "torch": str.__str__(torch.__version__), "device": str(timing.device_name()), "sandbox": applied}
 
+    _prof.mark("confined")
     _cache_lines(path, source)
     try:
         code = compile(source, path, "exec", dont_inherit=True)
@@ -256,10 +258,13 @@ def run(job: dict, data: dict, out_fd: int, reader) -> dict:
     own_code = code_objects(code)
 
     # Everything the measurement relies on, recorded before the first line of learner code runs.
+    _prof.mark("compiled source")
     probe.clean_state()
+    _prof.mark("clean state")
     config_before = probe.config_snapshot()
     allowed_before = allowed_in_graph_ids()
-    watch = Watch.capture()
+    watch = integrity.watch()
+    _prof.mark("watch captured")
     calls = data["calls"]
 
     reports = {}
@@ -294,6 +299,7 @@ def run(job: dict, data: dict, out_fd: int, reader) -> dict:
                 f"({where or 'outside your file'}). Fix that error; code that should only run when you run the file belongs "
                 "under `if __name__ == \"__main__\":`."}
 
+    _prof.mark("imported submission")
     watched = watch.violations()
     after_import = _config_report(probe, config_before, exercise)
     _, kept = config_problems(after_import, exercise["allow_config"], exercise["config_may_add"])
@@ -321,17 +327,20 @@ def run(job: dict, data: dict, out_fd: int, reader) -> dict:
                     f"calls it with the compiled `{exercise['entry']}` and its inputs. `python -m autograder reset {exercise['id']}` "
                     "restores the starting file."}
 
+    _prof.mark("before measure")
     if job["measures_itself"]:
         measurement = probe.Measurement()
     else:
         measurement = probe.measure(entry, calls, options, prefer_file=path, driver=driver,
                                     capture_output=job["capture_output"], capture_aot=job["capture_aot"])
+    _prof.mark("measured")
     lab = Lab(exercise=exercise, submission=submission, entry=entry, driver=driver, calls=calls, options=options,
               measurement=measurement, filename=path, source=source, code_objects=own_code, data=data.get("checks", {}),
               starter=job.get("starter"), scratch=job["scratch"], allowed_before=allowed_before,
               extra={"reports": reports, "measures_itself": job["measures_itself"]})
 
     facts = _measure_all(job, lab, registry, costly=False)
+    _prof.mark("facts")
     watched += [v for v in watch.violations() if v not in watched]
     during = _config_report(probe, config_kept, exercise, keys=set(probe.config_changes(config_kept)) - set(exercise["allow_config"]))
     payload = {**base, "stage": "graded", "measurement": _plain_measurement(measurement), "facts": facts,

@@ -97,25 +97,39 @@ def _lock_folder() -> str | None:
     return None
 
 
-def kill_all_of(uid: int) -> None:
-    """SIGKILL every process running as ``uid`` (root only): a helper becomes ``uid`` and calls
-    kill(-1), which reaches exactly the processes that user may signal, its own."""
+def processes_of(uid: int) -> list[int]:
+    """The pids of every process whose real or saved user id is ``uid`` (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as handle:
+                for line in handle:
+                    if line.startswith("Uid:"):
+                        real, _effective, saved = line.split()[1:4]
+                        if int(real) == uid or int(saved) == uid:
+                            found.append(int(entry))
+                        break
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def kill_all_of(uid: int, rounds: int = 20) -> None:
+    """SIGKILL every process running as ``uid`` (root only), again until none is left: one that forked
+    meanwhile is caught by the next round."""
     if not _running_as_root() or uid == 0:
         return
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-            for _ in range(3):  # a process that forked meanwhile is caught by the next round
-                try:
-                    os.kill(-1, signal.SIGKILL)
-                except ProcessLookupError:
-                    break
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
+    for _ in range(rounds):
+        found = processes_of(uid)
+        if not found:
+            return
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
 
 
 def allocate() -> Identity:

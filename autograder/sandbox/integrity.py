@@ -114,3 +114,19 @@ class Watch:
                 found.append(f"sys.modules[{name!r}] was replaced; the grade cannot trust a run where it is patched")
                 sys.modules[name] = module
         return found
+
+
+_prepared: Watch | None = None
+
+
+def prepare() -> None:
+    """Capture the watch now, in a process that forks gradings (the warm worker, a judge) once every
+    module is imported: a forked learner child inherits it, the same objects at the same addresses,
+    without walking thousands of namespaces again (which, after a fork, costs copies of memory pages)."""
+    global _prepared
+    _prepared = Watch.capture()
+
+
+def watch() -> Watch:
+    """The watch prepared before this process was forked, or one captured now."""
+    return _prepared if _prepared is not None else Watch.capture()

@@ -118,8 +118,10 @@ def _plain_call_problem(overload, sample) -> str | None:
                 name = argument.name if argument is not None else f"number {index + 1}"
                 return (f"called directly, the operator wrote to its argument `{name}`, which its schema does not declare "
                         "as mutated (mutates_args)")
-    with FakeTensorMode(allow_non_fake_inputs=True) as mode:
-        fake_args = [mode.from_tensor(a) if isinstance(a, torch.Tensor) else a for a in copy.deepcopy(sample)]
+    copies = copy.deepcopy(sample)
+    mode = FakeTensorMode()
+    fake_args = [mode.from_tensor(a) if isinstance(a, torch.Tensor) else a for a in copies]
+    with mode:
         fake = overload(*fake_args)
     for number, (r, f) in enumerate(zip(_tensors(real), _tensors(fake)), start=1):
         if tuple(r.shape) != tuple(f.shape) or r.dtype != f.dtype or r.device.type != f.device.type:
