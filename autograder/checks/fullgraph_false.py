@@ -237,5 +237,5 @@ def check_probe_variant(spec, ev: Evidence) -> CheckResult:
                                    f"error ({run.get('graphs', 0)} graph(s)): nothing makes a break there an error, so a new break "
                                    f"in `{helper}` would go unnoticed. Keep error_on_graph_break(True) in effect around all of "
                                    f"`{helper}`'s work. {lesson}")
-    return CheckResult.outcome(spec, True, f"The grader put a graph break at each of the {len(runs)} call(s) `{helper}` makes, one "
+    return CheckResult.outcome(spec, True, f"The grader put a graph break at each call `{helper}` makes ({len(runs)} in all), one "
                                f"at a time, and each raised \"{expect}\": the strict setting covers `{helper}`.")

@@ -4,7 +4,7 @@
 from plain data) and the exact shape of the facts its ``measure`` part sends from the learner's
 process (``checks.facts``; ``None``: the kind has no measure part and takes only the common
 measurement). The parts that run a program are registered in ``autograder.sandbox.kinds``.
-``load_all()`` imports every module of this package, so that every kind is registered.
+``autograder.checks.all.load_all()`` imports every module of this package, so that every kind is registered.
 """
 
 from __future__ import annotations
@@ -28,9 +28,3 @@ def decides(kind: str, facts=None, timing=None):
         return function
 
     return add
-
-
-def load_all() -> dict[str, Decider]:
-    from autograder.checks import breaks, core, cost, fullgraph_false, modules, reporting, tracing  # noqa: F401
-
-    return DECIDERS

@@ -187,8 +187,6 @@ def judge(job: dict) -> dict:
     from autograder.sandbox import identity as ids, probe, processes  # noqa: F401 - probe: both children use it
     from autograder.sandbox.kinds import all as _kinds  # noqa: F401 - which parameters each measure needs
 
-    from autograder import _prof
-    _prof.T0[0] = time.monotonic(); _prof.mark("judge start")
     started = time.monotonic()
     limit = float(job["limit"])
     deadline = started + limit
@@ -247,7 +245,6 @@ def judge(job: dict) -> dict:
     for fd in (job_r, facts_w, out_w):
         os.close(fd)
     learner = _Learner(pid, job_w, facts_r, out_r, namespace)
-    _prof.mark("forked both")
     if namespace:
         confinement.append("a PID namespace of its own")
 
@@ -295,7 +292,6 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
                 "message": f"The grader's own reference run of this exercise failed ({why}): a fault of the grader or the machine, "
                            "not of your file."}
     expected = channel.decode(judge_blob)
-    from autograder import _prof; _prof.mark("reference in")
 
     exercise = parse_master(Path(job["master"]))  # the judge's own copy: every threshold and rule comes from here
     inductor = ids.inductor_blocks_the_drop(exercise) if identity is not None else None
@@ -336,9 +332,7 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
         death = _death(learner, timed_out, limit, cpu_limit)
         return {**base, "ok": False, "stage": default_stage, **death, "output_tail": learner.tail()}
 
-    _prof.mark("job sent")
     body = learner.wait_for("phase1", deadline)
-    _prof.mark("phase1 in")
     learner.note_started()
     if body is None and learner.facts.error:
         learner.end()
@@ -376,9 +370,7 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
                 learner.end()
                 return {**base, "ok": False, "cause": "learner", "stage": "rejected", "message": str(exc), "output_tail": learner.tail()}
     judgement.decide_costly(structure_ok, phase2)
-    _prof.mark("decided")
     learner.end()
-    _prof.mark("ended")
     return {**base, "ok": True, "stage": "graded", "checks": [result.__dict__ for result in judgement.checks()],
             "measurements": judgement.measurements(phase2), "violations": judgement.violations(phase2),
             "output_tail": learner.tail()}

@@ -75,7 +75,6 @@ def compute(job: dict) -> tuple[dict, dict]:
         contain(float(job["limit"]))
     except Exception:  # noqa: BLE001 - the reference is trusted; a limit the platform refuses is no reason to stop
         pass
-    from autograder import _prof; _prof.mark("ref start")
     exercise = parse_master(Path(job["master"]))
     seed = int(job["seed"])
     if job.get("scratch"):
@@ -97,7 +96,6 @@ def compute(job: dict) -> tuple[dict, dict]:
         with (probe.captured_output() if capture_output else contextlib.nullcontext({})) as seen:
             expected.append(to_plain(reference(*copy.deepcopy(args))))
         expected_output.append({"stdout": str(seen.get("stdout", "")), "logs": [str(line) for line in seen.get("logs", [])]})
-    _prof.mark("ref expected")
     run = ReferenceRun(master=master, exercise=exercise, calls=calls, seed=seed)
     for_learner, for_judge = {}, {}
     for spec in exercise.checks:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from autograder.checks import facts as shapes
 from autograder.checks.core import _lesson
 from autograder.checks.evidence import Evidence, Measured
-from autograder.checks.registry import load_all
+from autograder.checks.all import load_all
 from autograder.format.config_rules import config_problems
 from autograder.format.exercise import COSTLY_KINDS, Exercise
 from autograder.format.result import FAILED, CheckResult

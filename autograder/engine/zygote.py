@@ -134,7 +134,7 @@ def serve(parent: int | None = None) -> None:
     import autograder.sandbox.integrity  # noqa: F401
     import autograder.sandbox.kinds.all  # noqa: F401
     import autograder.sandbox.probe  # noqa: F401
-    from autograder.checks.registry import load_all
+    from autograder.checks.all import load_all
 
     load_all()
     processes.become_subreaper()

@@ -57,7 +57,7 @@ CHECK_KINDS: dict[str, set[str]] = {
     # Chapter 2, part 2: fullgraph=False (checks_fullgraph_false.py):
     "breaks_allowed": {"allowed", "required"},
     "skipped_frames": {"ops", "functions"},
-    "probe_variant": {"helper", "variant", "expect_type"},
+    "probe_variant": {"helper", "expect_type"},
     # Chapters 5 and 6: compile time and guard overhead (checks_cost.py):
     "guards": {"max_kept", "min_kept_fraction", "max_inputs", "config"},
     "subgraphs": {"min", "max_graphs"},
@@ -338,8 +338,9 @@ def parse_master(path: Path) -> Exercise:
             _expect(all(isinstance(a, str) and a.strip() for a in params.get("allowed", [])), where,
                     "breaks_allowed.allowed lists Dynamo break types (\"TYPE\" or \"TYPE @ function\")")
         if kind == "probe_variant":
-            _expect(all(isinstance(params.get(k), str) and params[k].replace(".", "_").isidentifier() for k in ("helper", "variant")), where,
-                    "probe_variant needs helper (the learner's function, e.g. \"hot\" or \"Block.forward\") and variant (a function of the master)")
+            _expect(isinstance(params.get("helper"), str) and params["helper"].replace(".", "_").isidentifier(), where,
+                    "probe_variant needs helper: the learner's function, e.g. \"hot\" or \"Block.forward\" (the grader "
+                    "places a graph break at each call it makes)")
         if kind == "answers":
             _expect(bool(params.get("variants")) == bool(params.get("function")), where,
                     "answers: `variants` (a master function of gen drawing parameter sets) and `function` (the learner's "

@@ -23,6 +23,7 @@ import types
 from dataclasses import dataclass, field
 
 from autograder.sandbox import channel
+from autograder.sandbox.learner_code import cache_lines, code_objects, install_audit
 from autograder.sandbox.plain import to_plain
 
 STARTED = "started"  # frame sent just before the first line of learner code runs
@@ -82,16 +83,6 @@ def _compile_options_of(module) -> dict:
     return dict(dict.items(chosen)) if isinstance(chosen, dict) else {}
 
 
-def code_objects(code) -> list:
-    """``code`` and every code object nested in it: all the functions the file defines, by identity."""
-    found, todo = [], [code]
-    while todo:
-        current = todo.pop()
-        found.append(current)
-        todo += [const for const in current.co_consts if isinstance(const, types.CodeType)]
-    return found
-
-
 # -- the process ----------------------------------------------------------------------------------
 
 def main(job_fd: int, out_fd: int) -> None:
@@ -149,23 +140,6 @@ def _confine(job: dict) -> list[str]:
     ids.private_caches(job["scratch"])
     os.chdir(job["scratch"])
     return applied
-
-
-def _install_audit(filename: str, scratch: str) -> str | None:
-    """The PEP 578 audit hook of ``autograder.sandbox.audit``, where that module exists."""
-    try:
-        from autograder.sandbox import audit
-    except ImportError:
-        return None
-    audit.install({filename}, scratch)
-    return "audit hook"
-
-
-def _cache_lines(path: str, text: str) -> None:
-    """The file's text in linecache, so tracebacks and ``inspect`` never open the file."""
-    import linecache
-
-    linecache.cache[path] = (len(text), None, text.splitlines(keepends=True), path)
 
 
 def _submission_frames(tb, path: str) -> str:
@@ -241,14 +215,12 @@ def run(job: dict, data: dict, out_fd: int, reader) -> dict:
     from autograder.sandbox.kinds import all as _all_kinds  # noqa: F401 - registers every measure
     from autograder.sandbox.probe.inject import allowed_in_graph_ids
 
-    from autograder import _prof; _prof.mark("learner imports done")
     applied = _confine(job)  # everything above is imported while the interpreter's files are still readable
 
     exercise, path, source = job["exercise"], job["filename"], job["source"]
     base = {"phase": 1, "torch": str.__str__(torch.__version__), "device": str(timing.device_name()), "sandbox": applied}
 
-    _prof.mark("confined")
-    _cache_lines(path, source)
+    cache_lines(path, source)
     try:
         code = compile(source, path, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
@@ -258,13 +230,10 @@ def run(job: dict, data: dict, out_fd: int, reader) -> dict:
     own_code = code_objects(code)
 
     # Everything the measurement relies on, recorded before the first line of learner code runs.
-    _prof.mark("compiled source")
     probe.clean_state()
-    _prof.mark("clean state")
     config_before = probe.config_snapshot()
     allowed_before = allowed_in_graph_ids()
     watch = integrity.watch()
-    _prof.mark("watch captured")
     calls = data["calls"]
 
     reports = {}
@@ -275,7 +244,7 @@ def run(job: dict, data: dict, out_fd: int, reader) -> dict:
             reports[spec["name"]] = run_reproducer_forked(source, path, {**spec["params"], "entry": exercise["entry"]}, job["scratch"])
 
     channel.send(out_fd, STARTED)
-    hooked = _install_audit(path, job["scratch"])
+    hooked = install_audit(path, job["scratch"])
     if hooked:
         applied.append(hooked)
     torch.manual_seed(job["seed"])
@@ -299,7 +268,6 @@ def run(job: dict, data: dict, out_fd: int, reader) -> dict:
                 f"({where or 'outside your file'}). Fix that error; code that should only run when you run the file belongs "
                 "under `if __name__ == \"__main__\":`."}
 
-    _prof.mark("imported submission")
     watched = watch.violations()
     after_import = _config_report(probe, config_before, exercise)
     _, kept = config_problems(after_import, exercise["allow_config"], exercise["config_may_add"])
@@ -327,20 +295,17 @@ def run(job: dict, data: dict, out_fd: int, reader) -> dict:
                     f"calls it with the compiled `{exercise['entry']}` and its inputs. `python -m autograder reset {exercise['id']}` "
                     "restores the starting file."}
 
-    _prof.mark("before measure")
     if job["measures_itself"]:
         measurement = probe.Measurement()
     else:
         measurement = probe.measure(entry, calls, options, prefer_file=path, driver=driver,
                                     capture_output=job["capture_output"], capture_aot=job["capture_aot"])
-    _prof.mark("measured")
     lab = Lab(exercise=exercise, submission=submission, entry=entry, driver=driver, calls=calls, options=options,
               measurement=measurement, filename=path, source=source, code_objects=own_code, data=data.get("checks", {}),
               starter=job.get("starter"), scratch=job["scratch"], allowed_before=allowed_before,
               extra={"reports": reports, "measures_itself": job["measures_itself"]})
 
     facts = _measure_all(job, lab, registry, costly=False)
-    _prof.mark("facts")
     watched += [v for v in watch.violations() if v not in watched]
     during = _config_report(probe, config_kept, exercise, keys=set(probe.config_changes(config_kept)) - set(exercise["allow_config"]))
     payload = {**base, "stage": "graded", "measurement": _plain_measurement(measurement), "facts": facts,

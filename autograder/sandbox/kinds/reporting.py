@@ -26,15 +26,15 @@ from autograder.sandbox.plain import to_plain
 
 def _runner(source: str, path: str, job: dict, scratch: str, out_fd: int) -> None:
     from autograder.sandbox import probe
-    from autograder.sandbox.child import _cache_lines, _install_audit, code_objects
+    from autograder.sandbox.learner_code import cache_lines, code_objects, install_audit
 
     report: dict = {"import": None, "runs": {}}
-    _cache_lines(path, source)
+    cache_lines(path, source)
     own = None
     try:
         code = compile(source, path, "exec", dont_inherit=True)
         own = code_objects(code)
-        _install_audit(path, scratch)
+        install_audit(path, scratch)
         module = types.ModuleType("reproducer")
         module.__file__ = path
         import sys
