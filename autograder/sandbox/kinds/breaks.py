@@ -141,14 +141,15 @@ def opcheck_measure(spec, lab) -> dict:
     samples = lab.data.get(spec.name, {}).get("samples") or []
     for number, args in enumerate(samples, start=1):
         try:
+            _OPCHECK(overload, copy.deepcopy(args))
+        except Exception as exc:  # noqa: BLE001 - OpCheckError, or whatever the learner's kernel raised
+            text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            return {"registered": True, "samples": len(samples), "failed": {"sample": number, "opcheck": text[:600]}}
+    for number, args in enumerate(samples, start=1):  # the same tests, by a plain call the kernel cannot tell from use
+        try:
             problem = _plain_call_problem(overload, args)
         except Exception as exc:  # noqa: BLE001 - whatever the learner's kernels raise
             problem = f"calling it raised {type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}"
         if problem:
             return {"registered": True, "samples": len(samples), "failed": {"sample": number, "direct": problem}}
-        try:
-            _OPCHECK(overload, copy.deepcopy(args))
-        except Exception as exc:  # noqa: BLE001 - OpCheckError, or whatever the learner's kernel raised
-            text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            return {"registered": True, "samples": len(samples), "failed": {"sample": number, "opcheck": text[:600]}}
     return {"registered": True, "samples": len(samples), "failed": None}
