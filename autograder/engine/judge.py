@@ -179,7 +179,7 @@ def _death(learner: _Learner, timed_out: bool, limit: float, cpu_limit: float) -
 
 
 def judge(job: dict) -> dict:
-    import torch  # noqa: F401 - imported before any fork: both children start with torch loaded
+    import torch  # imported before any fork: both children start with torch loaded
 
     from autograder.engine import reference as reference_child
     from autograder.engine import verdict  # noqa: F401 - imported before the forks, as everything the judge uses
@@ -244,6 +244,10 @@ def judge(job: dict) -> dict:
             os._exit(70)
     for fd in (job_r, facts_w, out_w):
         os.close(fd)
+    if namespace:
+        # The kernel refuses new threads to a process whose children live in another PID namespace
+        # (only the child it forked is there): the judge computes on one thread, enough to compare outputs.
+        torch.set_num_threads(1)
     learner = _Learner(pid, job_w, facts_r, out_r, namespace)
     if namespace:
         confinement.append("a PID namespace of its own")

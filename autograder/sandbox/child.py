@@ -138,6 +138,9 @@ def _confine(job: dict) -> list[str]:
         applied.append(job.get("kept_root") or "privileges kept: not root")
     die_with_parent()  # after the drop: a change of user clears it
     ids.private_caches(job["scratch"])
+    from autograder.sandbox.probe import private_compile_caches
+
+    private_compile_caches()
     os.chdir(job["scratch"])
     return applied
 

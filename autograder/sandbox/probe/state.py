@@ -140,3 +140,11 @@ def config_values(keys) -> dict:
     """The current values of some ``torch._dynamo.config`` keys (missing keys are left out)."""
     current = torch._dynamo.config.get_config_copy()
     return {key: current[key] for key in keys if key in current}
+
+
+def private_compile_caches() -> None:
+    """Inductor in a grading's own, empty cache folder: no precompiled header, which would be rebuilt
+    for every grading (and is larger than a grading may write)."""
+    import torch._inductor.config as inductor_config
+
+    inductor_config.cpp_cache_precompile_headers = False
