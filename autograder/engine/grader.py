@@ -117,12 +117,11 @@ def grade_exercise(exercise, path=None, *, seed=None, timeout=None, warm=None, c
     job = {"master": str(exercise.master), "seed": seed, "costly": costly, "source": loaded.source,
            "filename": str(target.resolve())}
     result = _run(exercise, job, shown, seed, timeout, warm)
-    if result.extra.get("cause") == "machine":  # the machine stopped it, not the learner: once more
-        first = result.message
+    if result.extra.get("cause") == "machine":  # stopped from outside, not by the learner's code: once more
         result = _run(exercise, job, shown, seed, timeout, warm)
         result.extra["attempts"] = 2
         if result.extra.get("cause") == "machine":
-            result.message = f"{result.message} (It happened twice: the first time, {first[:1].lower()}{first[1:]})"
+            result.message += " (The grader retried once: it was stopped both times.)"
     if findings:
         result.extra["scan"] = [str(f) for f in findings]
         if result.status != ERROR:
@@ -158,8 +157,8 @@ def _run(exercise, job: dict, shown: str, seed: int, timeout, warm) -> Result:
         return result
     if verdict is None:
         how = f"exit status {run.returncode}" if run.returncode is not None else "its worker was killed with it"
-        result = _error(exercise, shown, f"The machine stopped the grader ({how}) before it could report: your code is not to "
-                        "blame. Check again; if it keeps happening, the machine may be short of memory.", seed, run.output_tail)
+        result = _error(exercise, shown, f"The grading was stopped from outside ({how}) before it could report. Check again; "
+                        "if it keeps happening, the machine may be short of memory.", seed, run.output_tail)
         result.extra.update({"cause": "machine", "stage": "grader"})
         return result
     extra = {"sandbox": verdict.get("sandbox") or []}

@@ -166,9 +166,10 @@ def _death(learner: _Learner, timed_out: bool, limit: float, cpu_limit: float) -
         if number in _CRASH_SIGNALS:
             return {"cause": "grader", "message": f"The grading process died ({name}) before your code ran: a fault of the "
                                                   "grader, not of your file. Check again."}
-        return {"cause": "machine", "message": f"The machine stopped the grading process ({name}, not sent by the grader) before "
-                                               "it could report: your code is not to blame. Check again; if it keeps happening, "
-                                               "the machine may be short of memory or shutting down."}
+        blameless = " Your code is not to blame: nothing in the grading could send it." if learner.namespace else ""
+        return {"cause": "machine", "message": f"The grading process was stopped from outside ({name}, not sent by the grader) "
+                                               f"before it could report.{blameless} Check again; if it "
+                                               "keeps happening, the machine may be short of memory or shutting down."}
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else status
     if learner.started and code != 70:
         return {"cause": "learner", "message": f"The grading process died (exit status {code}) while your code ran, before the "
