@@ -50,6 +50,17 @@ def coding_problem(text: str) -> str | None:
     return None
 
 
+def link_problem(target: Path) -> str | None:
+    """Why a submission path is refused: a symbolic link, or a file that resolves outside the folder it
+    was submitted in (a link to the reference solution would be read by a grader that may read it)."""
+    if os.path.islink(target):
+        return (f"Your submission {target.name} is a symbolic link (to {os.readlink(target)}), not a file. Submit the file itself, "
+                "then check again.")
+    if Path(target).resolve().parent != Path(target).parent.resolve():
+        return f"Your submission {target.name} resolves outside the folder it was submitted in. Submit the file itself."
+    return None
+
+
 def static_findings(source: str, exercise) -> list:
     """The static policy's findings on ``source``: ``format.policy.check`` where it exists, else the scan."""
     try:
@@ -103,6 +114,11 @@ def grade_exercise(exercise, path=None, *, seed=None, timeout=None, warm=None, c
         result.extra["stage"] = "environment"
         return result
 
+    linked = link_problem(target)
+    if linked:
+        result = _error(exercise, shown, linked, seed)
+        result.extra["stage"] = "load"
+        return result
     loaded = load_submission(target)
     if loaded.source is None:
         result = _error(exercise, shown, loaded.problem, seed)

@@ -76,13 +76,20 @@ def _signal_name(number: int) -> str:
         return f"signal {number}"
 
 
+class Forged(Exception):
+    """A frame on the facts channel that the grader's own code did not send."""
+
+
 class _Learner:
     """The learner child as the judge sees it: pid, pipes, and what became of it."""
 
     def __init__(self, pid: int, job_fd: int, facts_fd: int, output_fd: int, namespace: bool):
+        import secrets
+
         from autograder.sandbox import channel
 
         self.pid, self.job_fd, self.namespace = pid, job_fd, namespace
+        self.key = secrets.token_bytes(32)  # goes to the learner child with its job; seals every frame it sends
         self.facts = channel.Reader(facts_fd)
         self.output = channel.Drain(output_fd, OUTPUT_KEEP * 4)
         self.status: int | None = None
@@ -90,18 +97,36 @@ class _Learner:
         self.killed_by_judge = False
 
     def wait_for(self, name: str, deadline: float) -> bytes | None:
+        """The body of the frame ``name`` once it arrived (None if it did not); raises ``Forged`` for a frame
+        not sealed with this grading's key, or a second one of a kind the grader's code sends once."""
         from autograder.sandbox import channel
 
         channel.read_until([self.facts], lambda: any(seen == name for seen, _ in self.facts.frames), deadline, others=[self.output])
-        return self.facts.take(name)
+        self.note_started()
+        sealed = self.facts.take(name)
+        if sealed is None:
+            return None
+        if self.facts.count(name):
+            raise Forged(f"two `{name}` reports arrived")
+        body = channel.unseal(self.key, name, sealed)
+        if body is None:
+            raise Forged(f"a `{name}` report is not the grader's own")
+        return body
 
     @property
     def started(self) -> bool:
-        return any(seen == "started" for seen, _ in self.facts.frames) or getattr(self, "_started", False)
+        self.note_started()
+        return getattr(self, "_started", False)
 
     def note_started(self) -> None:
-        if self.facts.take("started") is not None:
-            self._started = True
+        from autograder.sandbox import channel
+
+        while True:
+            sealed = self.facts.take("started")
+            if sealed is None:
+                return
+            if channel.unseal(self.key, "started", sealed) is not None:
+                self._started = True
 
     def send(self, name: str, body: bytes = b"") -> bool:
         from autograder.sandbox import channel
@@ -132,6 +157,10 @@ class _Learner:
             _, status, usage = os.wait4(self.pid, 0)
             self.status, self.cpu_s = status, usage.ru_utime + usage.ru_stime
         self.output.drain_for(0.3)
+        from autograder.sandbox import channel
+
+        channel.read_until([self.facts], lambda: False, time.monotonic() + 0.3)  # what else was written, to the end
+        self.note_started()
 
     def settle_exit(self, seconds: float = 1.0) -> None:
         """The channel closed: give the process a moment to end by itself before judging how it ended."""
@@ -262,7 +291,7 @@ def judge(job: dict) -> dict:
         except ProcessLookupError:
             pass
         processes.kill_descendants()
-        ids.release(identity, sweep=not namespace)
+        ids.release(identity)  # every process still running as the grading's user, then the lock
         for fd in (job_w, facts_r, out_r, ref_r):
             try:
                 os.close(fd)
@@ -320,7 +349,7 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
         "checks": checks, "capture_output": any(spec.kind == "output" for spec in exercise.checks),
         "capture_aot": any(spec.kind == "escape_hatch" for spec in exercise.checks), "measures_itself": measures_itself(exercise),
         "starter": starter_source(master_text, exercise.id, exercise.title) if costly_kinds else None,
-        "costly": job.get("costly", True),
+        "costly": job.get("costly", True), "key": learner.key,
     }
     del master_text
     if not (learner.send("job", channel.encode(learner_job)) and learner.send("data", learner_blob)):
@@ -337,8 +366,16 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
         death = _death(learner, timed_out, limit, cpu_limit)
         return {**base, "ok": False, "stage": default_stage, **death, "output_tail": learner.tail()}
 
-    body = learner.wait_for("phase1", deadline)
-    learner.note_started()
+    def rejected(why: str) -> dict:
+        learner.end()
+        return {**base, "ok": False, "cause": "learner", "stage": "rejected", "output_tail": learner.tail(),
+                "message": f"The grading process sent something the grader does not accept ({why}). Your code must not write "
+                           "to the grader's channels."}
+
+    try:
+        body = learner.wait_for("phase1", deadline)
+    except Forged as exc:
+        return rejected(str(exc))
     if body is None and learner.facts.error:
         learner.end()
         return {**base, "ok": False, "cause": "learner", "stage": "rejected", "output_tail": learner.tail(),
@@ -366,7 +403,10 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
         wanted = judgement.costly_wanted(structure_ok)
         learner.send("go" if wanted else "stop")
         if wanted:
-            body = learner.wait_for("phase2", deadline)
+            try:
+                body = learner.wait_for("phase2", deadline)
+            except Forged as exc:
+                return rejected(str(exc))
             if body is None:
                 return ended("died")
             try:
@@ -376,6 +416,8 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
                 return {**base, "ok": False, "cause": "learner", "stage": "rejected", "message": str(exc), "output_tail": learner.tail()}
     judgement.decide_costly(structure_ok, phase2)
     learner.end()
+    if learner.facts.frames or learner.facts.error:  # anything after the last report: not the grader's code
+        return rejected("data after its last report" if learner.facts.frames else learner.facts.error)
     return {**base, "ok": True, "stage": "graded", "checks": [result.__dict__ for result in judgement.checks()],
             "measurements": judgement.measurements(phase2), "violations": judgement.violations(phase2),
             "output_tail": learner.tail()}

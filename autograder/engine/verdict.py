@@ -29,7 +29,7 @@ SHORT = shapes.Text(400)
 PHASE1 = shapes.Record({"phase": shapes.Int(1, 1), "stage": shapes.Text(40), "torch": SHORT, "device": SHORT,
                         "sandbox": shapes.ListOf(SHORT, 50)}, {
     "message": shapes.Text(20_000), "traceback": shapes.Text(8000), "measurement": shapes.MEASUREMENT,
-    "facts": shapes.DictOf(shapes.Plain(), max_len=200), "options": shapes.DictOf(shapes.Plain(), max_len=20),
+    "facts": shapes.DictOf(shapes.Plain(), max_len=200), "options": shapes.DictOf(shapes.Either(shapes.Nothing(), shapes.Bool(), shapes.Int(), shapes.Text(200)), max_len=20),
     "config": shapes.Record({"after_import": CONFIG_REPORT, "during": CONFIG_REPORT}),
     "stance": shapes.Record({"after_import": SHORT, "after_measure": SHORT}), "watch": shapes.ListOf(shapes.Text(2000), 500)})
 PHASE2 = shapes.Record({"phase": shapes.Int(2, 2), "stage": shapes.Text(40), "facts": shapes.DictOf(shapes.Plain(), max_len=200),

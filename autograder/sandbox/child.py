@@ -92,20 +92,33 @@ def main(job_fd: int, out_fd: int) -> None:
         os._exit(0)  # the judge is gone or never sent a job
     job = channel.decode(reader.take("job"))
     data = channel.decode(reader.take("data"))
+    out = _Sender(out_fd, job.pop("key"))  # the key lives here only: frames sealed with it are the grader's
     try:
-        payload = run(job, data, out_fd, reader)
+        payload = run(job, data, out, reader)
     except BaseException as exc:  # noqa: BLE001 - whatever happens, the judge gets a report
         payload = {"phase": 1, "stage": "internal", "torch": "", "device": "", "sandbox": [],
                    "message": f"The grader's measuring process failed: {type(exc).__name__}: {exc}"[:4000],
                    "traceback": traceback.format_exc()[-4000:]}
-    _finish(out_fd, payload)
+    _finish(out, payload)
 
 
-def _finish(out_fd: int, payload: dict) -> None:
+class _Sender:
+    """The facts channel: frames sealed with the grading's key (``channel.seal``)."""
+
+    __slots__ = ("_fd", "_key")
+
+    def __init__(self, fd: int, key: bytes):
+        self._fd, self._key = fd, key
+
+    def send(self, name: str, body: bytes = b"") -> None:
+        channel.send(self._fd, name, channel.seal(self._key, name, body))
+
+
+def _finish(out: _Sender, payload: dict) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     try:
-        channel.send(out_fd, f"phase{payload.get('phase', 1)}", channel.encode(payload))
+        out.send(f"phase{payload.get('phase', 1)}", channel.encode(payload))
     finally:
         os._exit(0)  # no interpreter teardown: nothing the submission registered (atexit) runs
 
@@ -208,7 +221,7 @@ def _plain_options(options: dict) -> dict:
     return shown
 
 
-def run(job: dict, data: dict, out_fd: int, reader) -> dict:
+def run(job: dict, data: dict, out, reader) -> dict:
     import torch
 
     from autograder.format.config_rules import config_problems
@@ -239,14 +252,13 @@ def run(job: dict, data: dict, out_fd: int, reader) -> dict:
     watch = integrity.watch()
     calls = data["calls"]
 
+    out.send(STARTED)  # from here on, learner code runs (a crash or an exit is the learner's)
     reports = {}
     for spec in job["checks"]:
         if spec["kind"] == "reproducer":  # the file runs in a process of its own, before it is imported here
             from autograder.sandbox.kinds.reporting import run_reproducer_forked
 
             reports[spec["name"]] = run_reproducer_forked(source, path, {**spec["params"], "entry": exercise["entry"]}, job["scratch"])
-
-    channel.send(out_fd, STARTED)
     hooked = install_audit(path, job["scratch"])
     if hooked:
         applied.append(hooked)
@@ -319,7 +331,7 @@ def run(job: dict, data: dict, out_fd: int, reader) -> dict:
     costly = [spec for spec in job["checks"] if registry.MEASURERS.get(spec["kind"]) and registry.MEASURERS[spec["kind"]].costly]
     if not costly or not job["costly"]:
         return payload
-    channel.send(out_fd, "phase1", channel.encode(payload))
+    out.send("phase1", channel.encode(payload))
     if not channel.read_until([reader], lambda: bool(reader.frames), time.monotonic() + 3600) or reader.frames[0][0] != "go":
         os._exit(0)  # the structure failed, or the judge is gone: nothing to time
     later = _measure_all(job, lab, registry, costly=True)

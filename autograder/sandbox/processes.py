@@ -53,18 +53,31 @@ def die_with_parent(signum: int = signal.SIGKILL) -> None:
 
 
 def children(pid: int) -> list[int]:
-    """The direct children of ``pid`` (from /proc), [] when unknown."""
+    """The direct children of ``pid`` (from /proc: each task's ``children`` list, or, on a kernel
+    without it, the parent field of every process's ``stat``), [] when unknown."""
     found: list[int] = []
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return found
+    listed = False
     for task in tasks:
         try:
             with open(f"/proc/{pid}/task/{task}/children") as handle:
                 found += [int(part) for part in handle.read().split()]
+            listed = True
         except OSError:
             continue
+    if listed:
+        return found
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    if int(handle.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        found.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                continue
     return found
 
 
