@@ -269,7 +269,7 @@ def test_class8_answers_are_compared_as_plain_normalised_data(submission):
     assert grade("logs_breaks_guards", submission(fair), seed=SEED).passed
     wrong = swap(solution("logs_breaks_guards"), '"failed_guard_on_call_3": "reduce == \'sum\'"', '"failed_guard_on_call_3": "reduce"')
     result = not_passed(grade("logs_breaks_guards", submission(wrong), seed=SEED))
-    assert "count" not in message(result, "answers").lower()  # a copied string is read off, not counted
+    assert "count" not in message(result, "log_answers").lower()  # a copied string is read off, not counted
 
 
 def test_class8_a_nonstrict_output_must_come_from_the_replayed_graph(submission):
@@ -286,10 +286,55 @@ def test_class8_a_driver_that_calls_the_plain_function_measures_nothing(submissi
     assert "in none of the 3 calls did compiled code run" in message(result, "correct")
 
 
-def test_class8_a_compile_time_with_no_graph_compiled_fails(submission):
-    attack = swap(solution("regional_blocks"), "def compiled_part(", "@torch.compiler.disable\ndef compiled_part(")
-    result = not_passed(grade("regional_blocks", submission(attack), seed=SEED, costly="always"))
-    assert status(result)["compile_time"] == "failed" and "no graph" in message(result, "compile_time")
+COMPILE_TIME_MASTER = '''# /// exercise
+# format_version = 1
+# title = "Compile less"
+# syllabus = ["5.3"]
+# entry = "f"
+# starter_fails = ["correct"]
+# hints = ["where", "how"]
+#
+# [[checks]]
+# kind = "correct"
+#
+# [[checks]]
+# kind = "compile_time"
+# min_ratio = 2.0
+# repeats = 2
+# ///
+"""Compile less."""
+
+import torch
+
+
+def f(x):
+    # BEGIN SOLUTION
+    return (x.sin() + x.cos()).relu()
+    # END SOLUTION
+    # BEGIN STARTER
+    # return (x.sin() + x.cos()).relu() * 2  # TODO: wrong on purpose
+    # END STARTER
+
+
+# BEGIN GRADER
+def calls(gen):
+    return [(torch.randn(8, generator=gen),) for _ in range(2)]
+# END GRADER
+'''
+
+
+def test_class8_a_compile_time_with_no_graph_compiled_fails(tmp_path, monkeypatch, submission):
+    # Before: a submission that compiles nothing measured "359824000x faster" and passed.
+    import autograder.format.exercise as exercise_format
+
+    folder = tmp_path / "solutions" / "05_fixture"
+    folder.mkdir(parents=True)
+    (folder / "compile_fixture.py").write_text(COMPILE_TIME_MASTER)
+    monkeypatch.setattr(exercise_format, "SOLUTIONS", tmp_path / "solutions")
+    nothing_compiled = submission("import torch\n\n\ndef f(x):\n    return torch.compiler.disable(lambda y: (y.sin() + y.cos()).relu())(x)\n")
+    result = not_passed(grade("compile_fixture", nothing_compiled, seed=SEED))
+    assert status(result)["correct"] == "passed" and status(result)["compile_time"] == "failed"
+    assert "no graph" in message(result, "compile_time")
 
 
 def test_class8_an_operator_that_behaves_only_under_opcheck_fails(submission):
@@ -302,9 +347,10 @@ def test_class8_an_operator_that_behaves_only_under_opcheck_fails(submission):
 
 
 def test_class8_allow_in_graph_is_found_by_identity_not_by_name(submission):
-    text = solution("nonstrict_layer")
-    marker = next(line for line in text.splitlines() if line.startswith("@torch._dynamo.nonstrict_trace"))
-    attack = swap(text, marker + "\n", "@vars(torch.compiler)['allow_in_' + 'graph']\n")
+    attack = swap(solution("nonstrict_layer"), "    h = torch._dynamo.nonstrict_trace(vendor_layer)(x, spec)\n",
+                  "    h = vendor_layer(x, spec)\n")
+    attack = swap(attack, "pytree.register_dataclass(LayerSpec)\n",  # marked at import, under a name built at run time
+                  "pytree.register_dataclass(LayerSpec)\nvendor_layer = vars(torch.compiler)['allow_in_' + 'graph'](vendor_layer)\n")
     result = not_passed(grade("nonstrict_layer", submission(attack), seed=SEED))
     assert result.extra.get("scan") or "marked with allow_in_graph" in message(result, "no_dodge")
 

@@ -134,8 +134,9 @@ def grade_exercise(exercise, path=None, *, seed=None, timeout=None, warm=None, c
            "filename": str(target.resolve())}
     result = _run(exercise, job, shown, seed, timeout, warm)
     if result.extra.get("cause") == "machine":  # stopped from outside, not by the learner's code: once more
+        first = result.message
         result = _run(exercise, job, shown, seed, timeout, warm)
-        result.extra["attempts"] = 2
+        result.extra.update({"attempts": 2, "first_attempt": first})
         if result.extra.get("cause") == "machine":
             result.message += " (The grader retried once: it was stopped both times.)"
     if findings:
@@ -174,8 +175,8 @@ def _run(exercise, job: dict, shown: str, seed: int, timeout, warm) -> Result:
     if verdict is None:
         how = f"exit status {run.returncode}" if run.returncode is not None else "its worker was killed with it"
         result = _error(exercise, shown, f"The grading was stopped from outside ({how}) before it could report. Check again; "
-                        "if it keeps happening, the machine may be short of memory.", seed, run.output_tail)
-        result.extra.update({"cause": "machine", "stage": "grader"})
+                        "if it keeps happening, the machine may be short of memory.", seed)
+        result.extra.update({"cause": "machine", "stage": "grader", "grader_output": run.output_tail[-2000:]})
         return result
     extra = {"sandbox": verdict.get("sandbox") or []}
     if not verdict.get("ok"):

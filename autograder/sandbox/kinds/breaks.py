@@ -103,12 +103,19 @@ def _tensors(value) -> list:
 
 def _plain_call_problem(overload, sample) -> str | None:
     """Call the operator as any caller does and compare with its schema: an argument it writes to but
-    does not declare; a fake kernel whose outputs differ in shape, dtype or device from the real ones."""
+    does not declare; a fake kernel whose outputs differ in shape, dtype or device from the real ones.
+
+    The real kernel runs on a thread of its own, called directly by the standard library's thread
+    pool: the only frames above it are the pool's and torch's dispatch, none of the grader's, so a
+    kernel that looks at the stack cannot tell this call from any other caller's."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from torch._subclasses.fake_tensor import FakeTensorMode
 
     before = copy.deepcopy(sample)
     args = copy.deepcopy(sample)
-    real = overload(*args)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        real = pool.submit(overload, *args).result()
     schema = overload._schema
     for index, (old, new) in enumerate(zip(before, args)):
         if isinstance(old, torch.Tensor) and not torch.equal(old, new):
@@ -133,7 +140,7 @@ def _plain_call_problem(overload, sample) -> str | None:
 
 
 @measures("opcheck", params=("op",))
-def opcheck_measure(spec, lab) -> dict:
+def operator_measure(spec, lab) -> dict:
     qualname = spec.params["op"]
     overload = _operator(qualname)
     if overload is None:
