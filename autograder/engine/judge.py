@@ -229,7 +229,8 @@ def judge(job: dict) -> dict:
         kept_root = f"privileges kept: {ids.DROP_SWITCH}=0"
     elif root:
         kept_root = ids.packages_block_the_drop()
-    identity = ids.allocate() if root and kept_root is None else None
+    contained = root and processes.may_unshare_pid()  # then nothing of an earlier grading can still run under a pool id
+    identity = ids.allocate(sweep=not contained) if root and kept_root is None else None
     scratch = ids.prepare_scratch(job["workdir"], identity)
 
     sys.stdout.flush()
@@ -291,7 +292,7 @@ def judge(job: dict) -> dict:
         except ProcessLookupError:
             pass
         processes.kill_descendants()
-        ids.release(identity)  # every process still running as the grading's user, then the lock
+        ids.release(identity, sweep=not namespace)  # without a namespace, every process still running as its user
         for fd in (job_w, facts_r, out_r, ref_r):
             try:
                 os.close(fd)

@@ -231,7 +231,7 @@ def run(job: dict, data: dict, out, reader) -> dict:
     from autograder.sandbox.kinds import all as _all_kinds  # noqa: F401 - registers every measure
     from autograder.sandbox.probe.inject import allowed_in_graph_ids
 
-    applied = _confine(job)  # everything above is imported while the interpreter's files are still readable
+    applied = _confine(job)
 
     exercise, path, source = job["exercise"], job["filename"], job["source"]
     base = {"phase": 1, "torch": str.__str__(torch.__version__), "device": str(timing.device_name()), "sandbox": applied}

@@ -132,8 +132,9 @@ def kill_all_of(uid: int, rounds: int = 20) -> None:
                 pass
 
 
-def allocate() -> Identity:
-    """A grading identity of its own (root only; see above), or nobody, shared, when no lock folder can be made."""
+def allocate(sweep: bool = True) -> Identity:
+    """A grading identity of its own (root only; see above), or nobody, shared, when no lock folder can be made.
+    ``sweep``: first kill what still runs under it (needless where every grading had a PID namespace of its own)."""
     import fcntl
     import random
 
@@ -154,7 +155,8 @@ def allocate() -> Identity:
                 os.close(fd)
                 continue
             uid = base + slot
-            kill_all_of(uid)  # whatever an earlier grading under this id left running
+            if sweep:
+                kill_all_of(uid)  # whatever an earlier grading under this id left running
             return Identity(uid, uid, f"uid {uid}, an identity of this grading's own", fd)
     uid, gid = _nobody()
     return Identity(uid, gid, f"nobody (uid {uid}, shared: no folder for the grading identities' locks)")

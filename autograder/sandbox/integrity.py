@@ -17,12 +17,13 @@ import sys
 import types
 from dataclasses import dataclass, field
 
-_WATCHED_MODULES = ("builtins", "time", "copy", "io", "contextlib", "logging", "torch", "torch.compiler", "torch.library",
-                    "torch._dynamo", "torch._dynamo.eval_frame", "torch._dynamo.convert_frame", "torch._dynamo.symbolic_convert",
-                    "torch._dynamo.utils", "torch._dynamo.decorators", "torch._dynamo.trace_rules", "torch._guards",
-                    "torch.fx", "torch.fx.experimental.proxy_tensor", "torch.profiler", "torch.serialization",
-                    "torch._subclasses.fake_tensor")
-_WATCHED_PACKAGES = ("autograder", "torch")
+# Whole namespaces the measurement relies on (what the probe calls, and Dynamo's machinery it hooks).
+_WATCHED_MODULES = ("builtins", "time", "copy", "logging", "torch.compiler", "torch.library", "torch._dynamo",
+                    "torch._dynamo.eval_frame", "torch._dynamo.convert_frame", "torch._dynamo.symbolic_convert",
+                    "torch._dynamo.decorators", "torch._dynamo.trace_rules", "torch._guards", "torch.fx.experimental.proxy_tensor")
+# From torch's own namespace (thousands of operators a submission may shadow only for its own results), what measuring uses.
+_TORCH_NAMES = ("compile", "manual_seed", "no_grad", "save", "load", "allclose", "equal", "Generator", "Tensor", "fx", "library",
+                "compiler", "_dynamo", "ops", "profiler", "cuda", "set_num_threads", "get_num_threads", "is_grad_enabled")
 
 
 def _callable_kind(value) -> bool:
@@ -60,6 +61,7 @@ class Watch:
     bindings: list = field(default_factory=list)  # (label, owner, name, value): owner a module or a class
     functions: list = field(default_factory=list)  # (label, function, code, defaults, kwdefaults, closure contents)
     modules: dict = field(default_factory=dict)  # sys.modules name -> module
+    tables: list = field(default_factory=list)  # (label, dict, a copy): registries whose entries must stay
 
     @classmethod
     def capture(cls, extra_modules=()) -> "Watch":
@@ -71,8 +73,17 @@ class Watch:
         seen: set[int] = set()
         for module in [sys.modules[name] for name in dict.fromkeys(names)] + list(extra_modules):
             watch._record(module.__name__, module, module.__name__, seen)
-        watch.modules = {name: module for name, module in list(sys.modules.items())
-                         if name.partition(".")[0] in _WATCHED_PACKAGES}
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            for name in _TORCH_NAMES:
+                if name in torch.__dict__:
+                    watch.bindings.append((f"torch.{name}", torch, name, torch.__dict__[name]))
+        watch.modules = {name: sys.modules[name] for name in list(sys.modules)
+                         if name.startswith("autograder.") or name in names or name == "torch"}
+        kinds = sys.modules.get("autograder.sandbox.kinds")
+        if kinds is not None:
+            watch.tables = [(f"the grader's table of {label}", table, dict(table))
+                            for label, table in (("measures", kinds.MEASURERS), ("reference parts", kinds.REFERENCES))]
         return watch
 
     def _record(self, label: str, owner, module_name: str, seen: set) -> None:
@@ -109,6 +120,11 @@ class Watch:
                 for cell, value in zip(function.__closure__ or (), cells):
                     if value is not _EMPTY:
                         cell.cell_contents = value
+        for label, table, saved in self.tables:
+            if len(table) != len(saved) or any(table.get(key) is not value for key, value in saved.items()):
+                found.append(f"{label} was modified; the grade cannot trust a run where it is patched")
+                table.clear()
+                table.update(saved)
         for name, module in self.modules.items():
             if sys.modules.get(name, module) is not module:
                 found.append(f"sys.modules[{name!r}] was replaced; the grade cannot trust a run where it is patched")

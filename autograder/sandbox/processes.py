@@ -38,6 +38,18 @@ def become_subreaper() -> bool:
     return bool(libc) and libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
 
 
+def may_unshare_pid() -> bool:
+    """Whether this process may make PID namespaces (root with CAP_SYS_ADMIN, Linux), asked without trying."""
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith("CapEff:"):
+                    return bool(int(line.split()[1], 16) & (1 << 21))
+    except (OSError, ValueError):
+        pass
+    return False
+
+
 def new_pid_namespace() -> bool:
     """Put the *next* child of this process into a new PID namespace (as its process 1). True if the
     kernel allowed it (root with CAP_SYS_ADMIN); afterwards this process may fork only once more."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
-@dataclass
+@dataclass(frozen=True)
 class Measurer:
     function: object
     params: tuple = ()  # the check parameters the learner's process receives
