@@ -207,8 +207,10 @@ def validate(value, schema: _Schema, path: str = "payload") -> None:
 # -- shapes shared by several kinds -------------------------------------------------------------------
 
 SITE = {"file": Text(4000), "line": Maybe(Int()), "function": Text(400), "code": Text(4000)}
+PLAIN_ERROR = Record({"kind": Text(40), "type": Text(200), "message": Text(20_000)}, {"gb_type": Text(2000), **SITE})
+# ``plain``: what the same call raised run without compiling (the learner's own error, named first).
 ERROR = Record({"kind": Text(40), "type": Text(200), "message": Text(20_000)},
-               {"gb_type": Text(2000), **SITE})
+               {"gb_type": Text(2000), "plain": PLAIN_ERROR, **SITE})
 BREAK_SITE = Record({"reason": Text(20_000)}, {"type": Text(2000), **SITE})
 BREAK_EVENT = Record({"type": Text(2000)}, {"cause": Text(2000), "reason": Text(20_000), "skips_frame": Bool(), "frame": Text(400),
                                            "user": Bool(), "functions": ListOf(Text(400), 500), "raised": Bool(), **SITE})
@@ -223,5 +225,5 @@ MEASUREMENT = Record({
     "error": Maybe(ERROR), "break_types": ListOf(Text(2000)), "skipped_sites": ListOf(SKIPPED_SITE),
     "outputs": ListOf(Plain()), "graph_targets": ListOf(Text(400), 200_000), "call_output": ListOf(CALL_OUTPUT),
     "aot_targets": ListOf(Text(400), 200_000), "user_calls": ListOf(Text(400)), "custom_ops": ListOf(Text(400)),
-    "break_events": ListOf(BREAK_EVENT),
+    "break_events": ListOf(BREAK_EVENT), "graph_ops": ListOf(ListOf(Text(400), 1000), 10_000),
 })

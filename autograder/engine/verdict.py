@@ -184,7 +184,8 @@ class Judgement:
     def measurements(self, phase2: dict | None) -> dict:
         m = self.phase1["measurement"]
         shown = {key: m[key] for key in ("calls", "graphs", "ops_per_graph", "graph_breaks", "break_sites", "recompiles",
-                                         "recompile_reasons", "compiled_calls", "skipped_frames", "error", "break_types", "skipped_sites")}
+                                         "recompile_reasons", "compiled_calls", "skipped_frames", "graph_ops", "error", "break_types",
+                                         "skipped_sites")}
         timings = {}
         deciders = load_all()
         for spec in self.exercise.checks:

@@ -375,7 +375,7 @@ def _plain_measurement(m) -> dict:
         "custom_ops": [str(t)[:300] for t in m.custom_ops],
         "break_events": [to_plain(event) for event in m.break_events],
     })
-    for key in ("break_sites", "skipped_sites"):
-        plain[key] = [to_plain(site) for site in plain[key]]
+    for key in ("break_sites", "skipped_sites", "graph_ops"):
+        plain[key] = [to_plain(site) for site in plain.get(key, [])]
     plain["error"] = to_plain(plain["error"]) if plain["error"] is not None else None
     return plain
