@@ -395,3 +395,94 @@ def test_a_python_without_torch_says_so_and_never_blames_the_file():
                                          "dynamic_predict", "io_calibration", "compile_in_place"])
 def test_control_the_reference_solutions_pass(exercise_id):
     assert grade(exercise_id, load(exercise_id).master, seed=SEED, costly=False).passed
+
+
+# -- predictions with hidden variants ------------------------------------------------------------
+
+VARIANTS_MASTER = '''# /// exercise
+# format_version = 1
+# title = "Predict, for any draw"
+# syllabus = ["1.5"]
+# entry = "shift"
+# starter_fails = ["predicts"]
+# hints = ["where", "how"]
+#
+# [[checks]]
+# kind = "answers"
+# name = "predicts"
+# variants = "draw"
+# function = "graphs_for"
+# truth = "measured_graphs"
+# ///
+"""Say how many graphs `shift` compiles, with dynamic=False, for calls on `count` distinct sizes."""
+
+import torch
+
+
+def shift(x):
+    return x + 1
+
+
+def graphs_for(count):
+    # BEGIN SOLUTION
+    return count
+    # END SOLUTION
+    # BEGIN STARTER
+    # return None  # TODO: how many graphs?
+    # END STARTER
+
+
+# BEGIN GRADER
+def draw(gen):
+    return [{"count": int(n)} for n in torch.randint(2, 6, (3,), generator=gen)]
+
+
+def measured_graphs(params):
+    from autograder.lab import tally_calls
+
+    return tally_calls(shift, [(torch.randn(n + 1),) for n in range(params["count"])], dynamic=False).graphs
+
+
+def calls(gen):
+    return [(torch.randn(3, generator=gen),)]
+# END GRADER
+'''
+
+
+@pytest.fixture
+def variants_master(tmp_path, monkeypatch):
+    import autograder.format.exercise as exercise_format
+
+    folder = tmp_path / "solutions" / "01_fixture"
+    folder.mkdir(parents=True)
+    (folder / "predict_fixture.py").write_text(VARIANTS_MASTER)
+    monkeypatch.setattr(exercise_format, "SOLUTIONS", tmp_path / "solutions")
+
+
+def test_hidden_variants_the_function_is_checked_on_parameters_drawn_per_seed(variants_master, submission):
+    fair = submission("import torch\n\n\ndef shift(x):\n    return x + 1\n\n\ndef graphs_for(count):\n    return count\n")
+    assert grade("predict_fixture", fair, seed=1).passed
+    copied = submission("def shift(x):\n    return x + 1\n\n\ndef graphs_for(count):\n    return 3\n", name="copied.py")
+    verdicts = [grade("predict_fixture", copied, seed=seed) for seed in (1, 2, 3)]
+    assert not all(r.passed for r in verdicts), "a number copied from one draw passes every draw"
+    failed = next(r for r in verdicts if not r.passed)
+    assert "drawn afresh on each grading" in message(failed, "predicts")
+    missing = submission("def shift(x):\n    return x + 1\n", name="missing.py")
+    assert "Define a function `graphs_for`" in message(grade("predict_fixture", missing, seed=1), "predicts")
+
+
+def test_the_output_check_speaks_of_reordering_only_where_print_was_made_reorderable():
+    import dataclasses
+
+    from autograder.checks.breaks import check_output
+    from autograder.checks.evidence import Evidence, Measured
+    from autograder.sandbox.probe import Measurement
+
+    exercise = load("print_in_step")
+    spec = exercise.check("message")
+    measured = Measured(dataclasses.asdict(Measurement(calls=1, call_output=[{"stdout": "loss: 2\n", "logs": []}])))
+    base = dict(exercise=exercise, measurement=measured, calls=1, expected_output=[{"stdout": "loss: 1\n", "logs": []}])
+    plain = check_output(spec, Evidence(facts={"print_reorderable": False}, **base))
+    reordered = check_output(spec, Evidence(facts={"print_reorderable": True}, **base))
+    assert plain.status == reordered.status == "failed"
+    assert "reorder" not in plain.message and "reordered print runs after the graph" in reordered.message

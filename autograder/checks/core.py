@@ -257,7 +257,7 @@ ANSWERS_FACTS = Record({}, {"given": Plain(), "defined": Bool(), "function_defin
 def check_answers(spec, ev: Evidence) -> CheckResult:
     p = spec.params
     lesson = _lesson(spec, ev.exercise)
-    if p.get("variants"):
+    if p.get("variants") and not (p.get("constant") and p.get("constant_truth")):
         return _check_variants(spec, ev, lesson)
     name = p.get("constant", "ANSWERS")
     given = ev.facts.get("given")
@@ -270,6 +270,8 @@ def check_answers(spec, ev: Evidence) -> CheckResult:
     missing = [k for k in off if given.get(k) is None]
     wrong = [k for k in off if k not in missing]
     if not missing and not wrong:
+        if p.get("variants"):
+            return _check_variants(spec, ev, lesson, examples=len(truth))
         return CheckResult.outcome(spec, True, f"All {len(truth)} answers in {name} match what the grader measured.")
     parts = []
     if missing:
@@ -279,7 +281,7 @@ def check_answers(spec, ev: Evidence) -> CheckResult:
     return CheckResult.outcome(spec, False, f"{name}: {'; '.join(parts)}. {_advice([truth[k] for k in off])} {lesson}")
 
 
-def _check_variants(spec, ev: Evidence, lesson: str) -> CheckResult:
+def _check_variants(spec, ev: Evidence, lesson: str, examples: int = 0) -> CheckResult:
     function = spec.params["function"]
     truths = ev.reference.get("variant_truths") or []
     variants = ev.reference.get("variants") or []
@@ -297,7 +299,9 @@ def _check_variants(spec, ev: Evidence, lesson: str) -> CheckResult:
             return CheckResult.outcome(spec, False, f"`{function}({shown})` returned {_shown(seen['value'])}; the grader measured "
                                        f"{truth!r} for these parameters (drawn afresh on each grading, so an answer copied from "
                                        f"another run does not carry over). {_advice([truth])} {lesson}")
-    return CheckResult.outcome(spec, True, f"`{function}` agrees with what the grader measured on all {len(truths)} parameter sets it drew.")
+    also = f"All {examples} answers in {spec.params['constant']} match, and " if examples else ""
+    return CheckResult.outcome(spec, True, f"{also}`{function}` agrees with what the grader measured on all {len(truths)} "
+                               "parameter sets it drew.")
 
 
 # -- speed ------------------------------------------------------------------------------------------

@@ -170,19 +170,22 @@ def _run(exercise, job: dict, shown: str, seed: int, timeout, warm) -> Result:
     if run.timed_out:
         result = _error(exercise, shown, f"The grader itself did not finish within {limit:.0f} s plus its margin: a fault of the "
                         "grader or a machine under heavy load, not of your file. Check again.", seed)
-        result.extra.update({"cause": "machine", "stage": "grader"})
+        result.extra.update({"cause": "machine", "stage": "machine"})
         return result
     if verdict is None:
         how = f"exit status {run.returncode}" if run.returncode is not None else "its worker was killed with it"
         result = _error(exercise, shown, f"The grading was stopped from outside ({how}) before it could report. Check again; "
                         "if it keeps happening, the machine may be short of memory.", seed)
-        result.extra.update({"cause": "machine", "stage": "grader", "grader_output": run.output_tail[-2000:]})
+        result.extra.update({"cause": "machine", "stage": "machine", "grader_output": run.output_tail[-2000:]})
         return result
     extra = {"sandbox": verdict.get("sandbox") or []}
     if not verdict.get("ok"):
         result = _error(exercise, shown, verdict.get("message") or "The grader could not run your file.", seed,
                         verdict.get("output_tail", ""), torch=verdict.get("torch", ""), device=verdict.get("device", ""))
-        result.extra.update({**extra, "stage": verdict.get("stage", ""), "cause": verdict.get("cause", "")})
+        cause = verdict.get("cause", "")
+        # The learner-facing report names no fix of the file for the grader's or the machine's stages.
+        stage = cause if cause in ("machine", "grader") else verdict.get("stage", "")
+        result.extra.update({**extra, "stage": stage, "cause": cause})
         if verdict.get("cause") == "grader" and verdict.get("traceback"):
             result.extra["traceback"] = verdict["traceback"]
         return result

@@ -52,9 +52,11 @@ CHECK_KINDS: dict[str, set[str]] = {
     "recompiles": {"max"},
     "compiled_calls": set(),
     "correct": {"rtol", "atol"},
-    # variants: a master function variants(gen) drawing parameter sets; function: the learner's function
-    # called with each set, its truth from the master's variant_truth (default: the master's own `function`).
-    "answers": {"constant", "truth", "variants", "function", "variant_truth"},
+    # Without variants: `constant` (the learner's table) against `truth` (a master function returning the table).
+    # With variants: `variants(gen)` (a master function) draws parameter sets per grading; the learner's
+    # `function(**params)` is compared with the master's `truth(params)` (default: the master's own
+    # `function(**params)`); a `constant` beside them is checked first, against `constant_truth()`.
+    "answers": {"constant", "truth", "variants", "function", "constant_truth"},
     "speed": {"min_ratio", "against", "backend", "needs", "warmup", "repeats", "size_hint"},
     # Chapter 2 (checks_breaks.py):
     "escape_hatch": {"via", "ops"},
@@ -629,6 +631,9 @@ def parse_master(path: Path) -> Exercise:
             _expect(bool(params.get("variants")) == bool(params.get("function")), where,
                     "answers: `variants` (a master function of gen drawing parameter sets) and `function` (the learner's "
                     "function called with each) go together")
+            _expect(not params.get("constant_truth") or (params.get("variants") and params.get("constant")), where,
+                    "answers: `constant_truth` names the truth of `constant` when `variants` is set (without variants, "
+                    "`truth` is the constant's truth)")
         if kind == "bisect":
             _expect(isinstance(params.get("agree_with"), str), where, "bisect.agree_with names the answers check whose truth is the grader's bisection")
         if kind == "limit_in_effect":

@@ -23,25 +23,32 @@ def answers_reference(spec, ref) -> Prepared:
     p = spec.params
     judge: dict = {}
     learner: dict = {}
-    if p.get("truth") or not p.get("variants"):
+    if not p.get("variants"):
         judge["truth"] = to_plain(getattr(ref.master, p.get("truth", "expected_answers"))())
-    if p.get("variants"):
+    else:
+        if p.get("constant") and p.get("constant_truth"):
+            judge["truth"] = to_plain(getattr(ref.master, p["constant_truth"])())
         draw = getattr(ref.master, p["variants"])
         variants = [dict(params) for params in draw(torch.Generator().manual_seed(ref.seed))]
-        truth_of = getattr(ref.master, p.get("variant_truth") or p["function"])
-        judge["variant_truths"] = [to_plain(truth_of(**copy.deepcopy(params))) for params in variants]
+        if p.get("truth"):
+            truth_of = getattr(ref.master, p["truth"])
+            truths = [truth_of(copy.deepcopy(params)) for params in variants]
+        else:
+            solution = getattr(ref.master, p["function"])
+            truths = [solution(**copy.deepcopy(params)) for params in variants]
+        judge["variant_truths"] = [to_plain(truth) for truth in truths]
         learner["variants"] = [to_plain(params) for params in variants]
         judge["variants"] = learner["variants"]
     return Prepared(judge=judge, learner=learner)
 
 
-@measures("answers", params=("constant", "function", "variants"))
+@measures("answers", params=("constant", "constant_truth", "function", "variants"))
 def answers_measure(spec, lab) -> dict:
     """What the file states (a module-level constant, as plain data), and, with ``variants``, what its
     ``function`` returns for each hidden parameter set (an exception is reported, not raised)."""
     p = spec.params
     facts: dict = {}
-    if p.get("constant") or not p.get("variants"):
+    if (p.get("constant") and p.get("constant_truth")) or not p.get("variants"):
         name = p.get("constant", "ANSWERS")
         facts["given"] = to_plain(lab.submission.__dict__[name]) if name in lab.submission.__dict__ else None
         facts["defined"] = name in lab.submission.__dict__
