@@ -486,3 +486,27 @@ def test_the_output_check_speaks_of_reordering_only_where_print_was_made_reorder
     reordered = check_output(spec, Evidence(facts={"print_reorderable": True}, **base))
     assert plain.status == reordered.status == "failed"
     assert "reorder" not in plain.message and "reordered print runs after the graph" in reordered.message
+
+
+# -- compile caches private to a grading ----------------------------------------------------------
+
+def test_inductor_compiles_into_the_gradings_folder_without_the_machine_wide_precompiled_header(tmp_path):
+    # Inductor writes precompiled headers to /tmp/torchinductor_USER/precompiled_headers whatever
+    # TORCHINDUCTOR_CACHE_DIR says; an Inductor imported before the grading (the warm worker's) must
+    # be switched off too, and a process the grading starts must inherit the switch.
+    script = (
+        "import json, os, subprocess, sys\n"
+        "import torch._inductor.config as config\n"
+        "from torch._inductor.runtime.cache_dir_utils import cache_dir\n"
+        "from autograder.sandbox import identity, probe\n"
+        f"identity.compile_caches_in({str(tmp_path)!r})\n"
+        "probe.private_compile_caches()\n"
+        "started = subprocess.run([sys.executable, '-c', 'import torch._inductor.config as c; print(c.cpp_cache_precompile_headers)'],"
+        " capture_output=True, text=True).stdout.strip()\n"
+        "print(json.dumps({'headers': config.cpp_cache_precompile_headers, 'cache': cache_dir(),"
+        " 'triton': os.environ['TRITON_CACHE_DIR'], 'started': started}))\n")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120,
+                         env={**os.environ, "TORCHINDUCTOR_CPP_CACHE_PRECOMPILE_HEADERS": "1"})
+    seen = json.loads(run.stdout.strip().splitlines()[-1])
+    assert seen["headers"] is False and seen["started"] == "False"
+    assert seen["cache"].startswith(str(tmp_path)) and seen["triton"].startswith(str(tmp_path))

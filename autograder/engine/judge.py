@@ -247,7 +247,8 @@ def judge(job: dict) -> dict:
             os.close(ref_r)
             processes.close_fds_except({ref_w})
             processes.die_with_parent()
-            reference_child.main({"master": job["master"], "seed": job["seed"], "limit": limit, "scratch": scratch}, ref_w)
+            reference_child.main({"master": job["master"], "seed": job["seed"], "limit": limit, "scratch": scratch,
+                                  "caches": os.path.join(job["workdir"], "reference-caches")}, ref_w)
         finally:
             os._exit(70)
     os.close(ref_w)

@@ -71,6 +71,14 @@ def compute(job: dict) -> tuple[dict, dict]:
 
     exercise = parse_master(Path(job["master"]))
     seed = int(job["seed"])
+    if job.get("caches"):
+        # The master's compiles (a truth measured with Inductor) in a root-only folder: compiled
+        # reference code left in the learner's scratch folder would show the solution.
+        from autograder.sandbox import identity
+
+        os.makedirs(job["caches"], 0o700, exist_ok=True)
+        identity.compile_caches_in(job["caches"])
+        probe.private_compile_caches()
     if job.get("scratch"):
         os.chdir(job["scratch"])  # files the schedule writes (inputs the learner's code reads) go where the learner runs
     probe.clean_state()

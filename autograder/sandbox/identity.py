@@ -190,9 +190,19 @@ def private_caches(scratch: str) -> None:
     import tempfile
 
     os.environ["HOME"] = os.environ["TMPDIR"] = tempfile.tempdir = scratch
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(scratch, "inductor-cache")
-    os.environ["TRITON_CACHE_DIR"] = os.path.join(scratch, "triton-cache")
+    compile_caches_in(scratch)
     os.environ["XDG_CACHE_HOME"] = os.path.join(scratch, "cache")
+
+
+def compile_caches_in(folder: str) -> None:
+    """Inductor's and Triton's caches under ``folder``, and no precompiled header: Inductor writes
+    those to the machine-wide ``/tmp/torchinductor_USER/precompiled_headers`` whatever its cache
+    folder, shared by every grading (and a file larger than a grading may write). The environment
+    variable reaches the processes a grading starts; ``probe.private_compile_caches`` covers an
+    Inductor already imported."""
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(folder, "inductor-cache")
+    os.environ["TRITON_CACHE_DIR"] = os.path.join(folder, "triton-cache")
+    os.environ["TORCHINDUCTOR_CPP_CACHE_PRECOMPILE_HEADERS"] = "0"
 
 
 def drop_to(identity: Identity, limit: int | None = None) -> str:
