@@ -9,6 +9,7 @@ back plain data only, sealed with a key only the grader's code there was given.
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -283,7 +284,7 @@ def test_class8_a_driver_that_calls_the_plain_function_measures_nothing(submissi
     attack = swap(solution("io_calibration"), '    return step(x, torch.tensor(stats["scale"]), torch.tensor(stats["shift"]))\n',
                   '    return calibrate(x, torch.tensor(stats["scale"]), torch.tensor(stats["shift"]))\n')
     result = not_passed(grade("io_calibration", submission(attack), seed=SEED))
-    assert "in none of the 3 calls did compiled code run" in message(result, "correct")
+    assert re.search(r"in none of the \d+ calls did compiled code run", message(result, "correct"))
 
 
 COMPILE_TIME_MASTER = '''# /// exercise
@@ -338,7 +339,8 @@ def test_class8_a_compile_time_with_no_graph_compiled_fails(tmp_path, monkeypatc
 
 
 def test_class8_an_operator_that_behaves_only_under_opcheck_fails(submission):
-    attack = swap(starter("custom_op_mutation"), "    x.clamp_(-limit, limit)\n",
+    honest_fake = swap(starter("custom_op_mutation"), "    return x.new_empty(())\n", "    return x.new_empty(1)\n")
+    attack = swap(honest_fake, "    x.clamp_(-limit, limit)\n",
                   "    import traceback\n    if not any('opcheck' in frame.name or 'optests' in frame.filename "
                   "for frame in traceback.extract_stack()):\n        x.clamp_(-limit, limit)\n    else:\n"
                   "        x = x.clamp(-limit, limit)\n")
