@@ -187,6 +187,13 @@ def test_raised_by_hand_names_each_way_of_faking_a_torch_error():
     assert "raises it itself" in raised_by_hand({"frames": [{**own, "code": "raise RuntimeError('x')"}]})
     assert "calls torch's `_check`" in raised_by_hand({"frames": [own, check, {**check, "function": "_check_with"}]})
     assert "outside torch" in raised_by_hand({"frames": [inside, {**own, "where": "other", "file": "/x/lib.py"}]})
+    # The message is the file's own phrase, whichever torch function raised it (an assert operator here);
+    # quoting the error in a docstring, or a short name such as the operator's, is not that.
+    broadcast = {"frames": [own, inside], "root_message": "Attempting to broadcast a dimension of length 6 at -1!"}
+    planted = 'def decomp(x, w):\n    torch.ops.aten._assert_scalar(False, "Attempting to broadcast a dimension of length 6")\n'
+    assert "a phrase your file writes itself" in raised_by_hand(broadcast, planted)
+    quoted = '"""Fails with: Attempting to broadcast a dimension of length 6."""\nOP = "course::row_scale"\n'
+    assert raised_by_hand(broadcast, quoted) is None
 
 
 def test_the_reproducer_kind_is_validated(tmp_path):

@@ -54,6 +54,12 @@
 # message = "raises it itself"
 #
 # [[wrong]]
+# name = "raised_through_an_assert_operator"
+# breaks = "same_failure"
+# fails = ["reproducer"]
+# message = "a phrase your file writes itself"
+#
+# [[wrong]]
 # name = "same_error_from_another_operator"
 # breaks = "same_failure"
 # fails = ["reproducer"]
@@ -351,6 +357,39 @@ if __name__ == "__main__":
 #
 # def fast_row_scale(x, gate):
 #     raise RuntimeError("Attempting to broadcast a dimension of length 6")  # what the script printed
+#
+#
+# decomposition.decompositions[torch.ops.course.row_scale.default] = fast_row_scale
+# decomposition.fast_random_decomps.cache_clear()
+#
+#
+# def fn(x, gate):
+#     return row_scale(x, gate)
+#
+#
+# def make_inputs():
+#     return torch.randn(6, 4), torch.randn(6)
+# END WRONG
+# BEGIN WRONG raised_through_an_assert_operator
+# import torch
+# from torch._inductor import decomposition
+#
+# BACKEND = "aot_eager_decomp_partition"
+#
+#
+# @torch.library.custom_op("course::row_scale", mutates_args=())
+# def row_scale(x: torch.Tensor, gate: torch.Tensor) -> torch.Tensor:
+#     return x * gate[:, None]
+#
+#
+# @row_scale.register_fake
+# def _(x, gate):
+#     return torch.empty_like(x)
+#
+#
+# def fast_row_scale(x, gate):
+#     torch.ops.aten._assert_scalar.default(False, "Attempting to broadcast a dimension of length 6")
+#     return x
 #
 #
 # decomposition.decompositions[torch.ops.course.row_scale.default] = fast_row_scale
