@@ -8,7 +8,8 @@
   and fit in ``max_lines`` lines of code. With ``culprit`` ("ns::op"), the failure must go away when
   the grader removes that operator's decomposition: the reproducer shows the planted bug, not
   another one. A file that raises the error itself (``raise``, ``torch._check(False, ...)``,
-  ``torch.testing.assert_close``) fails: the error must come out of torch's own code. ``constant``
+  ``torch.testing.assert_close``, or any torch call whose message is a phrase the file writes, such
+  as an assert operator) fails: the error must come out of torch's own code. ``constant``
   names a module constant that must equal ``backend`` (the learner states the failing stage). The
   static rules (imports, lines, constant) are the judge's, read from the exact text the grader
   scanned; a file that breaks one is not run. Which frames of an error are the reproducer's and
