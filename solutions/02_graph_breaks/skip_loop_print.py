@@ -70,6 +70,12 @@
 # message = "Dynamo skipped the frame of `rollout`.*loop"
 #
 # [[wrong]]
+# name = "plain_call"
+# breaks = "compiles"
+# fails = ["skips"]
+# message = "No graph holds tanh"
+#
+# [[wrong]]
 # name = "print_loop_after"
 # breaks = "compiles"
 # fails = ["skips"]
@@ -186,6 +192,22 @@ def run(step, x, w):
 # def run(step, x, w):
 #     """The eager caller; `step` is the compiled rollout."""
 #     x, norms = step(x, w)
+#     for t in range(STEPS):
+#         print(f"step {t}: state norm {norms[t]:.3f}")
+#     return x
+# END WRONG
+# BEGIN WRONG plain_call
+# def rollout(x, w):
+#     norms = []
+#     for _ in range(STEPS):
+#         x = torch.tanh(x @ w) + x
+#         norms.append(x.norm())
+#     return x, torch.stack(norms)
+#
+#
+# def run(step, x, w):
+#     """The eager caller; `step` is the compiled rollout."""
+#     x, norms = rollout(x, w)
 #     for t in range(STEPS):
 #         print(f"step {t}: state norm {norms[t]:.3f}")
 #     return x

@@ -52,6 +52,12 @@
 # message = "of \\d+ calls ran compiled code"
 #
 # [[wrong]]
+# name = "plain_call"
+# breaks = "all_compiled"
+# fails = ["compiled_calls"]
+# message = "0 of \\d+ calls ran compiled code"
+#
+# [[wrong]]
 # name = "padded_in_front"
 # breaks = "same_states"
 # fails = ["correct"]
@@ -137,6 +143,9 @@ def run(step, x):
     # BEGIN WRONG marked_dynamic
     # torch._dynamo.mark_dynamic(x, 1)
     # return step(x)
+    # END WRONG
+    # BEGIN WRONG plain_call
+    # return rnn(x)
     # END WRONG
     # BEGIN WRONG padded_in_front
     # steps = x.shape[1]
