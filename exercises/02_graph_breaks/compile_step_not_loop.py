@@ -1,6 +1,6 @@
 # Exercise compile_step_not_loop: A training loop in which every frame compiles
-# Edit this file, then check it with:  python -m autograder check compile_step_not_loop
-# Stuck? python -m autograder hint compile_step_not_loop   Start over: python -m autograder reset compile_step_not_loop
+# Edit this file, then check it with:  ./course check compile_step_not_loop
+# Stuck? ./course hint compile_step_not_loop   Start over: ./course reset compile_step_not_loop
 """Compile a training loop so that Dynamo skips none of it.
 
 `make_step()` builds a small regression model and its optimizer and returns the function the

@@ -1,6 +1,6 @@
 # Exercise isolate_skip: A forward pass that compiles around code that never will
-# Edit this file, then check it with:  python -m autograder check isolate_skip
-# Stuck? python -m autograder hint isolate_skip   Start over: python -m autograder reset isolate_skip
+# Edit this file, then check it with:  ./course check isolate_skip
+# Stuck? ./course hint isolate_skip   Start over: ./course reset isolate_skip
 """Let `forward` compile around code that can never be compiled.
 
 `forward(x, w, monitors)` computes hidden activations, has them calibrated by `calibrate` (the

@@ -1,6 +1,6 @@
 # Exercise predict_nested: Predict what one graph break costs N calls deep
-# Edit this file, then check it with:  python -m autograder check predict_nested
-# Stuck? python -m autograder hint predict_nested   Start over: python -m autograder reset predict_nested
+# Edit this file, then check it with:  ./course check predict_nested
+# Stuck? ./course hint predict_nested   Start over: ./course reset predict_nested
 """Predict how many graphs, and how many graph breaks, one graph break costs a few calls deep.
 
 A chain is described by `levels`, a list of `(work_before, work_after)` pairs of booleans from

@@ -1,6 +1,6 @@
 # Exercise skip_recompile_limit: Serve sequences of every length from compiled code
-# Edit this file, then check it with:  python -m autograder check skip_recompile_limit
-# Stuck? python -m autograder hint skip_recompile_limit   Start over: python -m autograder reset skip_recompile_limit
+# Edit this file, then check it with:  ./course check skip_recompile_limit
+# Stuck? ./course hint skip_recompile_limit   Start over: ./course reset skip_recompile_limit
 """Serve a recurrent model compiled, for sequences of any length.
 
 `rnn(x)` runs a recurrent cell over the steps of a batch of sequences `x`, of shape

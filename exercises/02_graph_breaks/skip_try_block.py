@@ -1,6 +1,6 @@
 # Exercise skip_try_block: An encoder with a fallback for bad batches, compiled
-# Edit this file, then check it with:  python -m autograder check skip_try_block
-# Stuck? python -m autograder hint skip_try_block   Start over: python -m autograder reset skip_try_block
+# Edit this file, then check it with:  ./course check skip_try_block
+# Stuck? ./course hint skip_try_block   Start over: ./course reset skip_try_block
 """Compile an encoder that validates each batch and has a fallback for the bad ones.
 
 `encode` projects a batch through `w`. It first has the batch validated by `check_width` (the

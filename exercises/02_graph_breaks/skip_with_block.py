@@ -1,6 +1,6 @@
 # Exercise skip_with_block: A bounded encoder that reports its bound, compiled
-# Edit this file, then check it with:  python -m autograder check skip_with_block
-# Stuck? python -m autograder hint skip_with_block   Start over: python -m autograder reset skip_with_block
+# Edit this file, then check it with:  ./course check skip_with_block
+# Stuck? ./course hint skip_with_block   Start over: ./course reset skip_with_block
 """Compile an encoder whose bounded region reports the bound it applies.
 
 `bounded` is a small context manager of the team's: inside `with bounded(limit):`, `clip` limits
