@@ -53,8 +53,8 @@ CHECK_KINDS: dict[str, set[str]] = {
     "compiled_calls": set(),
     "correct": {"rtol", "atol"},
     # variants: a master function variants(gen) drawing parameter sets; function: the learner's function
-    # called with each set (hidden variants for predictions; the checks side implements them).
-    "answers": {"constant", "truth", "variants", "function"},
+    # called with each set, its truth from the master's variant_truth (default: the master's own `function`).
+    "answers": {"constant", "truth", "variants", "function", "variant_truth"},
     "speed": {"min_ratio", "against", "backend", "needs", "warmup", "repeats", "size_hint"},
     "custom": {"function"},
     # Chapter 2 (checks_breaks.py):

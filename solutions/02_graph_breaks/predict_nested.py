@@ -16,6 +16,9 @@
 # name = "counts"
 # constant = "COUNTS"
 # truth = "expected_counts"
+# variants = "draw_chains"
+# function = "predict_counts"
+# variant_truth = "counts_for"
 # points = 4
 #
 # [[requirements]]
@@ -35,25 +38,25 @@
 # name = "two_per_level"
 # breaks = "count_rule"
 # fails = ["counts"]
-# message = "not what the grader measured: .*bare_callers"
+# message = "not what the grader measured: .*bare_callers|returned .*the grader measured"
 #
 # [[wrong]]
 # name = "one_break"
 # breaks = "count_rule"
 # fails = ["counts"]
-# message = "not what the grader measured: .*three_levels"
+# message = "not what the grader measured: .*three_levels|returned .*the grader measured"
 #
 # [[wrong]]
 # name = "nested_counts_levels"
 # breaks = "count_rule"
 # fails = ["counts"]
-# message = "not what the grader measured: .*nested"
+# message = "not what the grader measured: .*nested|returned .*the grader measured"
 #
 # [[wrong]]
 # name = "nested_always_two"
 # breaks = "count_rule"
 # fails = ["counts"]
-# message = "not what the grader measured: .*nested_nothing_after"
+# message = "not what the grader measured: .*nested_nothing_after|returned .*the grader measured"
 # ///
 """Predict how many graphs, and how many graph breaks, one graph break costs a few calls deep.
 
@@ -217,22 +220,41 @@ def counts_for(levels, nested):
 
 
 def expected_counts():
-    """The truth for the examples (what the answers check compares COUNTS with today)."""
+    """The truth for the examples: what an answers check that ignores `variants` compares COUNTS with."""
     return {name: counts_for(**example) for name, example in EXAMPLES.items()}
 
 
 def draw_chains(gen):
-    """Hidden chains for `variants` (the answers check with `function = "predict_counts"`): one
-    to five levels, each side with or without work, drawn per seed; half with nested graph
-    breaks on."""
+    """Hidden chains for the answers check's `variants`: six chains of one to five levels, each side
+    with or without work, drawn per seed. Each grading holds the cases a rule must get right: a
+    default chain with a bare caller (no work on either side of its call), a default chain of one
+    level, a nested chain with no work after the break anywhere, a nested chain two or more deep,
+    and one random chain of each setting."""
     import torch
 
-    drawn = []
-    for number in range(8):
-        depth = int(torch.randint(1, 6, (1,), generator=gen))
-        sides = torch.randint(0, 2, (depth, 2), generator=gen).bool().tolist()
-        drawn.append({"levels": [tuple(side) for side in sides], "nested": number % 2 == 1})
-    return drawn
+    def coin():
+        return bool(torch.randint(0, 2, (1,), generator=gen))
+
+    def chain(depth):
+        return [[coin(), coin()] for _ in range(depth)]
+
+    def depth(low, high):
+        return int(torch.randint(low, high + 1, (1,), generator=gen))
+
+    bare = chain(depth(2, 5))
+    bare[depth(1, len(bare) - 1)] = [False, False]
+    nothing_after = [[coin(), False] for _ in range(depth(2, 4))]
+    nothing_after[0][0] = True  # work before the break, so one graph is compiled
+    drawn = [
+        {"levels": bare, "nested": False},
+        {"levels": chain(1), "nested": False},
+        {"levels": chain(depth(1, 4)), "nested": False},
+        {"levels": nothing_after, "nested": True},
+        {"levels": chain(depth(2, 5)), "nested": True},
+        {"levels": chain(depth(1, 4)), "nested": True},
+    ]
+    order = torch.randperm(len(drawn), generator=gen).tolist()
+    return [drawn[i] for i in order]
 
 
 def calls(gen):
