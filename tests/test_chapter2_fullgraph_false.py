@@ -396,13 +396,8 @@ def test_skip_recompile_limit_raising_the_limit_fails(submission):
     assert not result.passed and "recompile_limit" in violations(result)
 
 
-def test_skip_recompile_limit_dynamic_true_passes(submission):
-    fix = swap(starter("skip_recompile_limit"), 'COMPILE_OPTIONS = {"dynamic": False}', 'COMPILE_OPTIONS = {"dynamic": True}')
-    assert graded(submission, "skip_recompile_limit", fix).passed
-
-
 def test_isolate_skip_disabling_forward_fails(submission):
-    cheat = swap(starter("isolate_skip"), "def forward(x, w):", "@torch.compiler.disable\ndef forward(x, w):")
+    cheat = swap(starter("isolate_skip"), "def forward(x, w, monitors):", "@torch.compiler.disable\ndef forward(x, w, monitors):")
     result = graded(submission, "isolate_skip", cheat)
     assert not result.passed and status(result)["skips"] == "failed"
 
