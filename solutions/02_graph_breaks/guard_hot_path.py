@@ -21,7 +21,6 @@
 # kind = "probe_variant"
 # name = "guard"
 # helper = "attention"
-# variant = "attention_with_break"
 # expect_type = "Call to `torch._dynamo.graph_break()`"
 # points = 3
 #
@@ -197,12 +196,6 @@ def calls(gen):
 
     return [call(8), call(8), call([12, 16][int(torch.randint(2, (1,), generator=gen))])]
 
-
-def attention_with_break(q, k, v):
-    """The grader's variant: attention after someone added a debugging break."""
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    torch._dynamo.graph_break()
-    return torch.softmax(scores, dim=-1) @ v
 # END GRADER
 
 

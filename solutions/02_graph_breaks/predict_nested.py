@@ -15,10 +15,10 @@
 # kind = "answers"
 # name = "counts"
 # constant = "COUNTS"
-# truth = "expected_counts"
+# constant_truth = "expected_counts"
 # variants = "draw_chains"
 # function = "predict_counts"
-# variant_truth = "counts_for"
+# truth = "chain_truth"
 # points = 4
 #
 # [[requirements]]
@@ -208,6 +208,11 @@ def _chain(levels):
     return function
 
 
+def chain_truth(params):
+    """The truth for one drawn parameter set (the answers check's `truth`)."""
+    return counts_for(**params)
+
+
 def counts_for(levels, nested):
     """The truth for one chain: what Dynamo compiles and counts."""
     import torch
@@ -220,7 +225,7 @@ def counts_for(levels, nested):
 
 
 def expected_counts():
-    """The truth for the examples: what an answers check that ignores `variants` compares COUNTS with."""
+    """The truth for the examples: what the answers check compares COUNTS with."""
     return {name: counts_for(**example) for name, example in EXAMPLES.items()}
 
 

@@ -16,10 +16,10 @@
 # kind = "answers"
 # name = "outcomes"
 # constant = "OUTCOMES"
-# truth = "measured_outcomes"
+# constant_truth = "measured_outcomes"
 # variants = "draw_experiments"
 # function = "predict_outcome"
-# variant_truth = "outcome_for"
+# truth = "experiment_truth"
 # points = 4
 #
 # [[requirements]]
@@ -297,6 +297,11 @@ def _experiment_run(function, sizes, fullgraph, crashing_backend):
         return "error"
 
 
+def experiment_truth(params):
+    """The truth for one drawn parameter set (the answers check's `truth`)."""
+    return outcome_for(**params)
+
+
 def outcome_for(function, sizes, fullgraph, crashing_backend):
     """The truth for one experiment."""
     import logging
@@ -311,7 +316,7 @@ def outcome_for(function, sizes, fullgraph, crashing_backend):
 
 
 def measured_outcomes():
-    """The truth for the examples: what an answers check that ignores `variants` compares OUTCOMES with."""
+    """The truth for the examples: what the answers check compares OUTCOMES with."""
     return {name: outcome_for(**example) for name, example in EXAMPLES.items()}
 
 

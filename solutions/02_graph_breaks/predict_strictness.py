@@ -15,10 +15,10 @@
 # kind = "answers"
 # name = "outcomes"
 # constant = "OUTCOMES"
-# truth = "measured_outcomes"
+# constant_truth = "measured_outcomes"
 # variants = "draw_experiments"
 # function = "predict_outcome"
-# variant_truth = "outcome_for"
+# truth = "experiment_truth"
 # points = 4
 #
 # [[requirements]]
@@ -244,6 +244,11 @@ def _outer(helper, around_call, outer_break):
     return outer
 
 
+def experiment_truth(params):
+    """The truth for one drawn parameter set (the answers check's `truth`)."""
+    return outcome_for(**params)
+
+
 def outcome_for(fullgraph, outer, around_call, helper, around_break, outer_break):
     """The truth for one experiment: `outer` built as experiment_source writes it, compiled with
     the course's counting backend (Dynamo's own breaks and errors, like backend="eager") and called
@@ -262,7 +267,7 @@ def outcome_for(fullgraph, outer, around_call, helper, around_break, outer_break
 
 
 def measured_outcomes():
-    """The truth for the examples: what an answers check that ignores `variants` compares OUTCOMES with."""
+    """The truth for the examples: what the answers check compares OUTCOMES with."""
     return {name: outcome_for(**experiment) for name, experiment in EXAMPLES.items()}
 
 
