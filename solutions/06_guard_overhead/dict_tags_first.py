@@ -7,7 +7,7 @@
 # driver = "run"
 # submission_may_set = ["guard_filter_fn"]
 # allow_config = ["use_recursive_dict_tags_for_guards", "assume_dunder_attributes_remain_unchanged"]
-# starter_fails = ["correct", "guards"]
+# starter_fails = ["correct", "guards", "fast_path"]
 # hints = [
 #   "Run the file: after `run` changes `scale`, the compiled model still answers with the old one. An unsafe filter is only safe when nothing it drops ever changes.",
 #   "Lesson section 6.3 has a knob that keeps every guard and checks a module tree faster. Turn it on, drop the filter, and run the file again: one kind of change is still missed.",
@@ -22,8 +22,13 @@
 # [[checks]]
 # kind = "guards"
 # min_kept_fraction = 1.0
+# points = 1
+#
+# [[checks]]
+# kind = "guards"
+# name = "fast_path"
 # config = { use_recursive_dict_tags_for_guards = true }
-# points = 2
+# points = 1
 #
 # [[checks]]
 # kind = "compiled_calls"
@@ -42,7 +47,7 @@
 # [[requirements]]
 # id = "fast_path"
 # text = "Guards are checked on the fast path of lesson section 6.3, which skips a module tree that has not changed since the last call."
-# checks = ["guards"]
+# checks = ["fast_path"]
 #
 # [[requirements]]
 # id = "compiled"
@@ -78,7 +83,7 @@
 # [[wrong]]
 # name = "filter_removed"
 # breaks = "fast_path"
-# fails = ["guards"]
+# fails = ["fast_path"]
 # message = "use_recursive_dict_tags_for_guards is False while your code runs"
 #
 # [[wrong]]

@@ -8,7 +8,7 @@
 # driver = "run"
 # submission_may_set = ["guard_filter_fn"]
 # allow_config = ["install_free_tensors", "use_recursive_dict_tags_for_guards"]
-# starter_fails = ["guards", "stance_calls"]
+# starter_fails = ["inputs", "guards", "stance_calls"]
 # hints = [
 #   "Run the file: look at each graph's inputs, at how many guards are kept, and at how many serving calls skip guard evaluation. Each number is a cost that one section of this chapter cuts.",
 #   "Three knobs from this chapter apply, one per problem: graph inputs (6.1), guards on modules that never change (6.2), guard evaluation after warm-up (6.4).",
@@ -22,9 +22,14 @@
 #
 # [[checks]]
 # kind = "guards"
+# name = "inputs"
 # max_inputs = 1
+# points = 1
+#
+# [[checks]]
+# kind = "guards"
 # max_kept = 60
-# points = 2
+# points = 1
 #
 # [[checks]]
 # kind = "stance_calls"
@@ -45,7 +50,7 @@
 # [[requirements]]
 # id = "one_input"
 # text = "Each graph takes only the real input `x` (at most 1 graph input): no parameter is gathered before a call."
-# checks = ["guards"]
+# checks = ["inputs"]
 #
 # [[requirements]]
 # id = "few_guards"
@@ -82,7 +87,7 @@
 # [[wrong]]
 # name = "no_free_tensors"
 # breaks = "one_input"
-# fails = ["guards"]
+# fails = ["inputs"]
 # message = "each graph may take at most 1 input"
 #
 # [[wrong]]
