@@ -61,7 +61,7 @@
 # name = "silenced"
 # breaks = "runs_compiled"
 # fails = ["compiled_calls"]
-# message = "0 of \\d+ calls ran compiled code"
+# message = "of \\d+ calls ran compiled code"
 #
 # [[wrong]]
 # name = "visible_table"
