@@ -12,7 +12,7 @@ graph run eagerly. A mode needs a graph of its own (a string is always specialis
 does not.
 
 What the grader checks:
-- Over all the calls, at most 64 operations are traced (every graph and recompile counted), and the encoder stays compiled: one graph holds at least 18.
+- Over all the calls, at most 72 operations are traced (every graph and recompile counted), and the encoder stays compiled: one graph holds at least 18.
 - Each mode's reduction still runs compiled, in a small graph of its own: at least 6 graphs over the calls.
 - Every call runs compiled code.
 - `encode` returns the same scores as now, for any length from 2 tokens up and any of the four modes.
