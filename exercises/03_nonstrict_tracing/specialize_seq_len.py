@@ -32,6 +32,7 @@ def mean_pool(tokens):
 
 def embed(tokens):
     """One vector per sequence: the squashed average of its last tokens."""
+    return torch.tanh(mean_pool(tokens))
 
 
 if __name__ == "__main__":

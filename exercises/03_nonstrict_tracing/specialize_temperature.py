@@ -21,6 +21,7 @@ import torch
 
 def sharpen(logits, temperature):
     """Softmax at a temperature. Traced once, non-strictly."""
+    return torch.softmax(logits / temperature, dim=-1)
 
 
 def sample_probs(logits, temperature):

@@ -109,6 +109,9 @@ def embed(tokens):
     # BEGIN SOLUTION
     return torch.tanh(mean_pool(tokens))
     # END SOLUTION
+    # BEGIN STARTER
+    # return torch.tanh(mean_pool(tokens))
+    # END STARTER
     # BEGIN FAIR count_as_tensor
     # count = torch.tensor(float(min(tokens.shape[1], WINDOW)))
     # return torch.tanh(mean_pool(tokens, count))

@@ -66,6 +66,9 @@ def sharpen(logits, temperature):
     # BEGIN SOLUTION
     return torch.softmax(logits / temperature, dim=-1)
     # END SOLUTION
+    # BEGIN STARTER
+    # return torch.softmax(logits / temperature, dim=-1)
+    # END STARTER
     # BEGIN WRONG tensor_inside
     # return torch.softmax(logits / torch.tensor(temperature), dim=-1)  # a tensor, made while tracing
     # END WRONG
