@@ -140,13 +140,6 @@ def test_nonstrict_checks_are_validated(tmp_path):
 
 # -- chapter 3: dodges of the non-strict checks --------------------------------------------------
 
-def test_default_argument_bound_at_import_is_still_stale(submission):
-    cheat = swap(starter("pure_global_offset"), "def calibrate(x):", "def calibrate(x, offset=CALIBRATION):")
-    cheat = swap(cheat, "return (x - CALIBRATION) * 2.0", "return (x - offset) * 2.0")
-    result = graded(submission, "pure_global_offset", cheat)
-    assert not result.passed and "Call 1 of 5" in message(result, "follows_calibration")  # bound before the first rebind
-
-
 def test_a_pipeline_that_skips_the_traced_helper_fails(submission):
     cheat = swap(starter("pure_global_offset"), "return torch.sigmoid(calibrate(x))",
                  "return torch.sigmoid((x - CALIBRATION) * 2.0)")
@@ -174,29 +167,6 @@ def test_patching_make_fx_does_not_turn_the_replay_into_eager_python(submission)
         "_pt.make_fx = lambda fn, **kw: (lambda *args: fn)\n")
     result = graded(submission, "specialize_temperature", cheat)
     assert not result.passed and status(result)["follows_temperature"] == "failed"
-
-
-def test_printing_in_both_places_prints_twice_on_the_traced_call(submission):
-    cheat = swap(solution("pure_print_rows"), '    """Zero mean and unit deviation per column. Traced once, non-strictly."""\n',
-                 '    """Zero mean and unit deviation per column. Traced once, non-strictly."""\n'
-                 '    print(f"standardizing {x.shape[0]} rows")\n')
-    result = graded(submission, "pure_print_rows", cheat)
-    assert status(result) == {"prints_every_call": "failed", "correct": "passed"}
-    assert "Call 1 of 5 printed" in message(result, "prints_every_call")
-
-
-def test_popping_from_a_copy_in_the_pipeline_leaves_the_queue_full(submission):
-    cheat = swap(starter("pure_list_pop"), "return apply_update(weights, pending)", "return apply_update(weights, list(pending))")
-    result = graded(submission, "pure_list_pop", cheat)
-    assert status(result)["queue_shrinks"] == "failed"
-
-
-def test_symbolic_size_arithmetic_is_accepted_but_the_grader_traces_with_fake_tensors(submission):
-    """The grader, not the learner, picks the tracing mode: a fix that only holds in symbolic mode fails."""
-    cheat = swap(starter("specialize_seq_len"), "return tokens.sum(dim=1) / tokens.shape[1]",
-                 "return tokens.sum(dim=1) / torch.sym_float(tokens.shape[1])")
-    result = graded(submission, "specialize_seq_len", cheat)
-    assert not result.passed
 
 
 # -- chapter 4: dodges of the recompile budgets --------------------------------------------------
@@ -244,13 +214,6 @@ def test_a_stance_set_inside_the_factory_changes_nothing(submission, stance):
     assert result.measurements["recompiles"] == 7 and result.measurements["compiled_calls"] == 8
 
 
-def test_the_unspec_int_flag_passes_where_it_is_allowed(submission):
-    cheat = starter("recompile_module_counter") + "\nimport torch._dynamo\ntorch._dynamo.config.allow_unspec_int_on_nn_module = True\n"
-    result = graded(submission, "recompile_module_counter", cheat)
-    assert result.passed, [c.message for c in result.checks] + [violations(result)]
-    assert result.measurements["recompiles"] == 1
-
-
 def test_the_unspec_int_flag_fails_where_it_is_not_allowed(submission):
     cheat = solution("recompile_lr_tensor") + "\nimport torch._dynamo\ntorch._dynamo.config.allow_unspec_int_on_nn_module = True\n"
     result = graded(submission, "recompile_lr_tensor", cheat)
@@ -276,19 +239,4 @@ def test_a_huge_limit_fails_the_limit_exercise_and_a_tight_one_passes(submission
     assert status(result)["limit_stays_tight"] == "failed" and status(result)["compiled_calls"] == "passed"
     assert not result.passed and not violations(result)
     result = graded(submission, "recompile_limit_layers", tight)
-    assert result.passed, [c.message for c in result.checks]
-
-
-def test_disabling_the_expensive_part_does_not_pass_the_ops_budget(submission):
-    cheat = swap(starter("recompile_break_tail"), "def encode(x, reduce):\n    for w in WEIGHTS:\n        x = torch.tanh(x @ w) + x\n",
-                 "@torch.compiler.disable\ndef _encoder(x):\n    for w in WEIGHTS:\n        x = torch.tanh(x @ w) + x\n    return x\n\n\n"
-                 "def encode(x, reduce):\n    x = _encoder(x) * 1.0\n")
-    result = graded(submission, "recompile_break_tail", cheat)
-    assert status(result)["ops"] == "failed" and "largest graph" in message(result, "ops")
-
-
-def test_a_disabled_tail_is_an_accepted_alternative_to_the_break(submission):
-    cheat = swap(starter("recompile_break_tail"), '    if reduce == "mean":\n', '    return _tail(x, reduce)\n\n\n'
-                 '@torch.compiler.disable\ndef _tail(x, reduce):\n    if reduce == "mean":\n')
-    result = graded(submission, "recompile_break_tail", cheat)
     assert result.passed, [c.message for c in result.checks]

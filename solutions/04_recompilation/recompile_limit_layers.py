@@ -76,7 +76,7 @@
 # name = "no_ceiling"
 # breaks = "tight_limit"
 # fails = ["limit_stays_tight"]
-# message = "more than twice the 12 graphs"
+# message = "is more than (twice the 12 graphs|24)"
 #
 # [[wrong]]
 # name = "folded_layers"
