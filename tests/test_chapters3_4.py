@@ -154,13 +154,6 @@ def test_an_alias_taken_at_import_is_the_same_dodge(submission):
     assert not result.passed and "in no call" in message(result, "follows_calibration")
 
 
-def test_moving_the_work_out_of_the_traced_helper_fails(submission):
-    cheat = swap(starter("pure_global_offset"), "return (x - CALIBRATION) * 2.0", "return x * 2.0")
-    cheat = swap(cheat, "return torch.sigmoid(calibrate(x))", "return torch.sigmoid(calibrate(x - CALIBRATION))")
-    result = graded(submission, "pure_global_offset", cheat)
-    assert not result.passed and "has no sub" in message(result, "follows_calibration")
-
-
 def test_patching_make_fx_does_not_turn_the_replay_into_eager_python(submission):
     cheat = starter("specialize_temperature") + (
         "\nimport torch.fx.experimental.proxy_tensor as _pt\n"
