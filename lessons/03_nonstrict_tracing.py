@@ -522,19 +522,19 @@ assert ops(gm_symbolic) == [] and gm_symbolic(torch.ones(2, 8)).sum().item() == 
 check("specialize_temperature")
 
 # %% [markdown]
-# ### Exercise: specialize_seq_len
+# ### Exercise: specialize_window
 #
 # The chapter's last exercise points at nothing: `mean_pool`, traced once, averages the last tokens
 # of each sequence, and its graph is right only for sequences as long as the first one. Find every
 # value the trace fixed for good (there is more than one) and make the graph right for every
 # length. Edit
-# [exercises/03_nonstrict_tracing/specialize_seq_len.py](../exercises/03_nonstrict_tracing/specialize_seq_len.py):
+# [exercises/03_nonstrict_tracing/specialize_window.py](../exercises/03_nonstrict_tracing/specialize_window.py):
 
 # %%
-# !{sys.executable} ../exercises/03_nonstrict_tracing/specialize_seq_len.py 2>&1 | tail -n 3
+# !{sys.executable} ../exercises/03_nonstrict_tracing/specialize_window.py 2>&1 | tail -n 3
 
 # %%
-check("specialize_seq_len")
+check("specialize_window")
 
 # %% [markdown]
 # ## Summary

@@ -1,6 +1,6 @@
-# Exercise specialize_seq_len: Pool sequences of every length through a traced helper
-# Edit this file, then check it with:  ./course check specialize_seq_len
-# Stuck? ./course hint specialize_seq_len   Start over: ./course reset specialize_seq_len
+# Exercise specialize_window: Pool sequences of every length through a traced helper
+# Edit this file, then check it with:  ./course check specialize_window
+# Stuck? ./course hint specialize_window   Start over: ./course reset specialize_window
 """Make the traced `mean_pool` right for sequences of every length.
 
 `embed(tokens)` turns a batch of token sequences, shape `(batch, length, features)`, into one
