@@ -116,6 +116,28 @@ def test_run_pipeline_keeps_objects_shared_between_calls_shared_and_records_prin
     assert len(queue) == 2  # the grader's schedule itself is untouched
 
 
+def test_run_pipeline_records_what_the_graph_reads_and_the_globals_it_holds():
+    module = types.ModuleType("fake_submission")
+    module.GLOBAL = torch.zeros(3)
+    exec("def helper(x, t, unused):\n    return x * t + GLOBAL\n\ndef entry(x, t):\n    return helper(x, t, 0.5)\n", module.__dict__)
+    calls = [(torch.ones(3), 2.0), (torch.ones(3), torch.tensor(3.0))]
+    run = kinds_tracing.run_pipeline(module, module.entry, calls[:1] + [(torch.ones(3), 2.0)], helper="helper",
+                                     record_inputs=True, find_globals=True)
+    assert run.global_constants == ["GLOBAL"]  # read as a global: a constant of the graph
+    assert [len(values) for values in run.graph_inputs] == [1, 1]  # x only: the floats were baked in, unread
+    tensor_run = kinds_tracing.run_pipeline(module, module.entry, [(torch.ones(3), torch.tensor(t)) for t in (2.0, 3.0)],
+                                            helper="helper", record_inputs=True)
+    assert [values[1].item() for values in tensor_run.graph_inputs] == [2.0, 3.0]  # a tensor input, one value per call
+
+
+def test_a_value_is_carried_by_an_equal_tensor_or_one_filled_with_that_number():
+    carries = checks_tracing._carries
+    assert carries(torch.tensor(2.5), 2.5, 1e-5, 1e-6) and carries(torch.full((1,), 2.5), torch.tensor(2.5), 1e-5, 1e-6)
+    assert carries(torch.arange(3.0), torch.arange(3.0), 1e-5, 1e-6)
+    assert not carries(torch.arange(3.0), torch.arange(3.0) + 1, 1e-5, 1e-6)
+    assert not carries(torch.tensor(0.4), 2.5, 1e-5, 1e-6) and not carries(2.5, 2.5, 1e-5, 1e-6)  # a number is no graph input
+
+
 def _ops_context(ops_per_graph, params):
     exercise = next(e for e in discover() if e.id == "recompile_break_tail")
     measurement = Measurement(calls=4, graphs=len(ops_per_graph), ops_per_graph=ops_per_graph)

@@ -14,6 +14,8 @@ every call, and compares each result with `predict` run eagerly.
 
 What the grader checks:
 - Every call of `predict` returns what the program computes run eagerly, while the calibration job rebinds `CALIBRATION` between calls.
+- `calibrate` still removes the zero point itself: on every call, the zero point `predict` sees reaches the graph traced from `calibrate` as an input.
+- `calibrate` reads nothing but its arguments: no module-level tensor ends up in its graph as a constant.
 """
 
 import torch

@@ -14,6 +14,7 @@ Python on every call.
 
 What the grader checks:
 - Every call of `sample_probs` returns `softmax(logits / temperature)` over the last dimension at that call's temperature, computed by the graph traced from `sharpen`.
+- On every call the temperature reaches `sharpen` as a graph input: its graph reads a tensor that holds the temperature, not a number fixed while tracing.
 """
 
 import torch

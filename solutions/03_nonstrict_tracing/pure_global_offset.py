@@ -16,12 +16,40 @@
 # name = "follows_calibration"
 # helper = "calibrate"
 # hook = "recalibrate"
-# points = 4
+# points = 2
+#
+# [[checks]]
+# kind = "nonstrict"
+# name = "zero_point_reaches"
+# helper = "calibrate"
+# hook = "recalibrate"
+# observe = []
+# reaches = "current_zero_point"
+# points = 1
+#
+# [[checks]]
+# kind = "nonstrict"
+# name = "reads_only_arguments"
+# helper = "calibrate"
+# hook = "recalibrate"
+# observe = []
+# pure = true
+# points = 1
 #
 # [[requirements]]
 # id = "follows_calibration"
 # text = "Every call of `predict` returns what the program computes run eagerly, while the calibration job rebinds `CALIBRATION` between calls."
 # checks = ["follows_calibration"]
+#
+# [[requirements]]
+# id = "calibrate_removes_it"
+# text = "`calibrate` still removes the zero point itself: on every call, the zero point `predict` sees reaches the graph traced from `calibrate` as an input."
+# checks = ["zero_point_reaches"]
+#
+# [[requirements]]
+# id = "reads_only_arguments"
+# text = "`calibrate` reads nothing but its arguments: no module-level tensor ends up in its graph as a constant."
+# checks = ["reads_only_arguments"]
 #
 # [[fair]]
 # name = "keyword_zero_point"
@@ -40,6 +68,18 @@
 # breaks = "follows_calibration"
 # fails = ["follows_calibration"]
 # message = "Call 1 of \\d+: output differs from the reference"
+#
+# [[wrong]]
+# name = "subtracted_before"
+# breaks = "calibrate_removes_it"
+# fails = ["zero_point_reaches"]
+# message = "Call 1 of \\d+: none of the inputs that the graph traced from `calibrate` reads carries the zero point"
+#
+# [[wrong]]
+# name = "refreshed_buffer"
+# breaks = "reads_only_arguments"
+# fails = ["reads_only_arguments"]
+# message = "holds the module-level tensor `ZERO_POINT` as a constant"
 #
 # [[wrong]]
 # name = "global_kept"
@@ -94,6 +134,19 @@ def calibrate(x, offset):
 #     """Remove the zero point and rescale. Traced once, non-strictly."""
 #     return (x - offset) * 2.0
 # END WRONG
+# BEGIN WRONG subtracted_before
+# def calibrate(x):
+#     """Remove the zero point and rescale. Traced once, non-strictly."""
+#     return x * 2.0  # the zero point is already gone: predict subtracts it
+# END WRONG
+# BEGIN WRONG refreshed_buffer
+# ZERO_POINT = torch.zeros(8)  # one tensor, refreshed in place before every call
+#
+#
+# def calibrate(x):
+#     """Remove the zero point and rescale. Traced once, non-strictly."""
+#     return (x - ZERO_POINT) * 2.0
+# END WRONG
 # BEGIN WRONG global_kept
 # def calibrate(x, offset):
 #     """Remove the zero point and rescale. Traced once, non-strictly."""
@@ -115,6 +168,13 @@ def predict(x):
     # BEGIN WRONG default_argument
     # return torch.sigmoid(calibrate(x))
     # END WRONG
+    # BEGIN WRONG subtracted_before
+    # return torch.sigmoid(calibrate(x - CALIBRATION))
+    # END WRONG
+    # BEGIN WRONG refreshed_buffer
+    # ZERO_POINT.copy_(CALIBRATION)
+    # return torch.sigmoid(calibrate(x))
+    # END WRONG
 
 
 # BEGIN GRADER
@@ -126,6 +186,11 @@ def calls(gen):
     _ZERO_POINTS[:] = [torch.randn(8, generator=gen) for _ in range(6)]
     rows = (torch.randperm(6, generator=gen) + 1).tolist()
     return [(torch.randn(n, 8, generator=gen) * 2,) for n in rows]
+
+
+def current_zero_point(module, args):
+    """The zero point the calibration job set for this call."""
+    return module.CALIBRATION
 
 
 def recalibrate(module, number):

@@ -53,6 +53,12 @@
 # message = "Call 1 of \\d+: output differs from the reference"
 #
 # [[wrong]]
+# name = "applied_beside"
+# breaks = "applies_oldest"
+# fails = ["applies_next_update"]
+# message = "When the grader changed what the graph traced from `apply_update` returns, the output of call\\(s\\) 1, 2"
+#
+# [[wrong]]
 # name = "peek_only"
 # breaks = "removes_it"
 # fails = ["queue_shrinks"]
@@ -131,6 +137,11 @@ def step(weights, pending):
     # oldest = pending.pop(0)
     # return apply_update(weights, [oldest])
     # END FAIR
+    # BEGIN WRONG applied_beside
+    # update = pending.pop(0)
+    # apply_update(weights, update)  # traced and replayed, its result unused
+    # return weights - 0.1 * update
+    # END WRONG
     # BEGIN WRONG pop_newest
     # return apply_update(weights, pending.pop())
     # END WRONG

@@ -61,6 +61,12 @@
 # message = "Call 2 of \\d+ printed nothing"
 #
 # [[wrong]]
+# name = "computed_beside"
+# breaks = "standardizes"
+# fails = ["correct"]
+# message = "When the grader changed what the graph traced from `standardize` returns, the output of call\\(s\\) 1, 2"
+#
+# [[wrong]]
 # name = "helper_bypassed"
 # breaks = "standardizes"
 # fails = ["correct"]
@@ -126,6 +132,11 @@ def prepare(x):
     # END WRONG
     # BEGIN WRONG disabled_logger
     # return standardize(x)
+    # END WRONG
+    # BEGIN WRONG computed_beside
+    # print(f"standardizing {x.shape[0]} rows")
+    # standardize(x)  # still called, so the grader sees it traced
+    # return (x - x.mean(dim=0)) / (x.std(dim=0) + 1e-5)
     # END WRONG
     # BEGIN WRONG helper_bypassed
     # print(f"standardizing {x.shape[0]} rows")

@@ -15,12 +15,25 @@
 # kind = "nonstrict"
 # name = "follows_temperature"
 # helper = "sharpen"
-# points = 4
+# points = 3
+#
+# [[checks]]
+# kind = "nonstrict"
+# name = "temperature_reaches"
+# helper = "sharpen"
+# observe = []
+# reaches = "temperature_of"
+# points = 1
 #
 # [[requirements]]
 # id = "follows_temperature"
 # text = "Every call of `sample_probs` returns `softmax(logits / temperature)` over the last dimension at that call's temperature, computed by the graph traced from `sharpen`."
 # checks = ["follows_temperature"]
+#
+# [[requirements]]
+# id = "temperature_input"
+# text = "On every call the temperature reaches `sharpen` as a graph input: its graph reads a tensor that holds the temperature, not a number fixed while tracing."
+# checks = ["temperature_reaches"]
 #
 # [[fair]]
 # name = "new_tensor"
@@ -39,6 +52,18 @@
 # [[fair]]
 # name = "refilled_tensor"
 # why = "one tensor made on the first call and refilled in place with each call's temperature"
+#
+# [[wrong]]
+# name = "divided_before"
+# breaks = "temperature_input"
+# fails = ["temperature_reaches"]
+# message = "Call 1 of \\d+: none of the inputs that the graph traced from `sharpen` reads carries the temperature of this call"
+#
+# [[wrong]]
+# name = "global_refilled"
+# breaks = "temperature_input"
+# fails = ["temperature_reaches"]
+# message = "Call 1 of \\d+: none of the inputs that the graph traced from `sharpen` reads carries the temperature of this call"
 #
 # [[wrong]]
 # name = "made_once"
@@ -72,6 +97,9 @@ def sharpen(logits, temperature):
     # BEGIN WRONG tensor_inside
     # return torch.softmax(logits / torch.tensor(temperature), dim=-1)  # a tensor, made while tracing
     # END WRONG
+    # BEGIN WRONG global_refilled
+    # return torch.softmax(logits / TEMPERATURE, dim=-1)
+    # END WRONG
 
 
 # BEGIN FAIR refilled_tensor
@@ -79,6 +107,9 @@ def sharpen(logits, temperature):
 # END FAIR
 # BEGIN WRONG made_once
 # _TEMPERATURE = []
+# END WRONG
+# BEGIN WRONG global_refilled
+# TEMPERATURE = torch.ones(())  # one tensor for the whole program, refilled before each call
 # END WRONG
 
 
@@ -104,6 +135,13 @@ def sample_probs(logits, temperature):
     #     _TEMPERATURE.append(torch.empty(()))
     # return sharpen(logits, _TEMPERATURE[0].fill_(temperature))
     # END FAIR
+    # BEGIN WRONG divided_before
+    # return sharpen(logits / temperature, 1.0)  # the division done here, on every call
+    # END WRONG
+    # BEGIN WRONG global_refilled
+    # TEMPERATURE.fill_(temperature)
+    # return sharpen(logits, temperature)
+    # END WRONG
     # BEGIN WRONG made_once
     # if not _TEMPERATURE:
     #     _TEMPERATURE.append(torch.tensor(temperature))  # made once, not one per call
@@ -120,6 +158,11 @@ def calls(gen):
     order = torch.randperm(6, generator=gen).tolist()
     rows = int(torch.randint(1, 6, (1,), generator=gen))
     return [(torch.randn(rows, 10, generator=gen) * 2, temperatures[i]) for i in order]
+
+
+def temperature_of(module, args):
+    """The temperature of this call."""
+    return args[1]
 # END GRADER
 
 

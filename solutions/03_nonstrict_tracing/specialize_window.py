@@ -43,6 +43,12 @@
 # message = "output differs from the reference"
 #
 # [[wrong]]
+# name = "pooled_beside"
+# breaks = "every_length"
+# fails = ["follows_length"]
+# message = "When the grader changed what the graph traced from `mean_pool` returns, the output of call\\(s\\) 1, 2"
+#
+# [[wrong]]
 # name = "symbolic_count"
 # breaks = "every_length"
 # fails = ["follows_length"]
@@ -112,6 +118,10 @@ def embed(tokens):
     # BEGIN STARTER
     # return torch.tanh(mean_pool(tokens))
     # END STARTER
+    # BEGIN WRONG pooled_beside
+    # mean_pool(tokens)  # traced and replayed, its result unused
+    # return torch.tanh(tokens[:, -WINDOW:].mean(dim=1))
+    # END WRONG
     # BEGIN FAIR count_as_tensor
     # count = torch.tensor(float(min(tokens.shape[1], WINDOW)))
     # return torch.tanh(mean_pool(tokens, count))
