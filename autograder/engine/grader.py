@@ -12,7 +12,7 @@ from autograder.format import exercise as exercise_format
 from autograder.format.loader import load_submission
 from autograder.format.result import ERROR, FAILED, CheckResult, Result, settle
 from autograder.engine.runner import run_child
-from autograder.format.scan import scan
+from autograder.format.policy import check as check_policy
 
 
 def _error(exercise, path: str, message: str, seed=None, output_tail: str = "", **extra) -> Result:
@@ -41,24 +41,26 @@ def grade(exercise_id: str, path: str | os.PathLike | None = None, *, seed: int 
     target = Path(path) if path is not None else exercise.starter
     if not target.is_file():
         raise FileNotFoundError(str(target))
-    target = target.resolve()
     shown = str(path) if path is not None else exercise.rel(exercise.starter)
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     started = time.perf_counter()
 
-    loaded = load_submission(target)
+    loaded = load_submission(target)  # before resolving: a symbolic link is refused, never followed
+    target = target.resolve()
     if loaded.source is None:
         return _error(exercise, shown, loaded.problem, seed)
-    findings = scan(loaded.source, exercise.scan_allow)
+    findings = check_policy(loaded.source, exercise)
+    if findings:  # nothing the policy refuses is run at all
+        result = _error(exercise, shown, "The grader did not run your file: " + "; ".join(str(f) for f in findings) + ".", seed)
+        result.extra["scan"] = [str(f) for f in findings]
+        _void(result, result.message)
+        result.duration_s = round(time.perf_counter() - started, 3)
+        return result
     with tempfile.TemporaryDirectory(prefix="autograder-sub-") as holder:
         if loaded.kind == "ipynb":  # the child imports Python; give it the notebook's code cells
             target = Path(holder) / f"{exercise.id}.py"
             target.write_text(loaded.source, encoding="utf-8")
         result = _run(exercise, target, shown, seed, timeout, warm, costly)
-    if findings:
-        result.extra["scan"] = [str(f) for f in findings]
-        if result.status != ERROR:
-            _void(result, "Integrity: " + "; ".join(str(f) for f in findings) + ". No fix needs these; remove them.")
     result.duration_s = round(time.perf_counter() - started, 3)
     return result
 

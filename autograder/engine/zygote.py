@@ -282,12 +282,11 @@ def _run_forked(child, job: dict, control: _Control | None = None, private=()) -
 
 
 def _lower_address_space(limit: int) -> None:
-    """A cap below the grader's own (``contain`` then keeps the lower of the two): a batch's --memory-limit."""
-    import resource
+    """A cap below the grader's own (``contain`` then keeps the lower of the two): a batch's --memory-limit.
+    RLIMIT_DATA, not the address space, which the CUDA build's libraries alone exceed (see limits.py)."""
+    from autograder.sandbox.limits import lower_memory
 
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    lower_memory(limit)
 
 
 def _collect(pid: int, result_fd: int, output_fd: int, timeout: float, control: _Control | None = None):

@@ -250,6 +250,12 @@ def grade_in_child(job: dict) -> dict:
         return {**base, "ok": False, "stage": "syntax",
                 "message": f"Your file has a syntax error on line {exc.lineno}: {exc.msg}. Fix it so Python can read the file, then check again."}
     torch.manual_seed(job["seed"])
+    try:  # from here on, what no fix needs is refused when learner code asks for it (contain branch)
+        from autograder.sandbox import audit
+    except ImportError:
+        audit = None
+    if audit is not None:
+        audit.install({path}, workdir)
     try:
         submission = _load_module("submission", path)
     except SystemExit:
@@ -328,6 +334,8 @@ def grade_in_child(job: dict) -> dict:
                          expected_output=expected_output, prepared=prepared, options=dict(options), driver=driver)
     results = checks.run_checks(ctx, costly=job.get("costly", True))
     violations += [v for v in watch.violations() if v not in violations]
+    if audit is not None:  # refused even if the submission caught the PermissionError
+        violations += [v for v in audit.refusals() if v not in violations]
     measurements = measurement.to_dict()
     measurements["timings"] = measurement.__dict__.get("timings", {})
     measurements["compile_options"] = {k: v for k, v in options.items()}
