@@ -80,13 +80,38 @@ DENIED = {
     "numpy.savez": "it writes files",
     "numpy.savez_compressed": "it writes files",
     "numpy.savetxt": "it writes files",
+    "numpy.lib.stride_tricks": "as_strided reads and writes memory outside an array",
+    "string.Formatter": "its get_field reaches attributes by a name built at run time",
+    "dataclasses.make_dataclass": "it builds a class from names and methods made at run time",
+    "logging.currentframe": "it hands out the caller's frame",
+    "torch.serialization.add_safe_globals": "it lets torch.load run any function a file names",
+    "torch.serialization.safe_globals": "it lets torch.load run any function a file names",
 }
+# Modules that must not be reached through another module's attribute (`torch.os.system`,
+# `os.path.os`, `logging.sys.modules`): a component of a dotted name with one of these names, after
+# the first, is refused. (Not every standard module: torch.select, torch.signal and
+# torch.jit.trace share names with modules that do nothing dangerous.)
+REACHABLE_MODULES_REFUSED = {
+    "os", "sys", "subprocess", "builtins", "ctypes", "gc", "importlib", "inspect", "threading", "_thread", "socket",
+    "shutil", "pickle", "marshal", "types", "io", "pathlib", "tempfile", "multiprocessing", "runpy", "pty", "mmap",
+    "resource", "posix", "posixpath", "sysconfig", "site", "traceback", "linecache", "weakref", "atexit", "faulthandler",
+    "zipimport", "platform", "pdb", "codeop", "copyreg", "pkgutil", "ntpath", "genericpath",
+}
+# torch.library functions that register kernels: a submission registers its own operators (a
+# namespace such as "course"), never new kernels for torch's own (aten.allclose that always agrees).
+LIBRARY_REGISTRARS = {"torch.library.Library", "torch.library.impl", "torch.library.register_kernel",
+                      "torch.library.register_fake", "torch.library.register_autograd", "torch.library.define",
+                      "torch.library.custom_op", "torch.library.triton_op", "torch.library.register_torch_dispatch",
+                      "torch.library.register_vmap", "torch.library.fallthrough_kernel", "torch.library.impl_abstract"}
+TORCH_NAMESPACES = ("aten", "prims", "prim", "quantized", "_quantized", "inductor", "higher_order", "mkldnn", "profiler")
 # Modules a fix may import but use only in part: what the starting files use them for (os.environ
 # and sys.stderr around TORCH_LOGS, sys.argv in a demo) and what a plain program needs. Each entry
 # is a name under the module; one ending in ".*" allows what is under it too. Everything else of
 # these modules (os.system, os.fork, os.write, sys.modules, sys._getframe, ...) is refused.
 RESTRICTED = {
-    "os": {"environ", "environ.get", "getenv", "path.*", "getcwd", "sep", "linesep", "fspath", "cpu_count", "getpid"},
+    "os": {"environ", "environ.get", "getenv", "getcwd", "sep", "linesep", "fspath", "cpu_count", "getpid", "path"}
+          | {f"path.{name}" for name in ("join", "exists", "isfile", "isdir", "dirname", "basename", "abspath", "splitext",
+                                         "split", "getsize", "expanduser", "normpath", "relpath", "sep")},
     "sys": {"argv", "stdout.*", "stderr.*", "executable", "version", "version_info.*", "platform", "maxsize",
             "float_info.*", "byteorder", "exit"},
     # The course's lesson toolkit (autograder/lab.py): the prediction exercises run their experiments
@@ -158,8 +183,11 @@ FORBIDDEN_BUILTINS = {
     "exit": "it ends the process",
     "quit": "it ends the process",
 }
-# Dunder names a submission may read.
-READABLE_DUNDERS = {"__init__", "__name__", "__qualname__", "__doc__"}
+# Dunder attributes a submission may read: names, and the special methods a class of its own may
+# define and call on its base (`super().__call__(x)`); not __setitem__, which would fill a
+# module's table without the write the policy looks for.
+READABLE_DUNDERS = {"__init__", "__name__", "__qualname__", "__doc__", "__call__", "__iter__", "__next__", "__len__",
+                    "__getitem__", "__contains__", "__enter__", "__exit__"}
 # Special methods a submission's classes may define: what a model, a container or a context manager
 # needs. Not __eq__, __hash__, __str__, __repr__, __bool__ and friends: an object that defines how it
 # compares or prints decides what the grader sees of it.
@@ -244,7 +272,12 @@ class _Allowances:
         return None
 
     def restricted_problem(self, path: str) -> str | None:
-        """Why ``path`` is outside what RESTRICTED allows of its module, or None."""
+        """Why ``path`` is outside what RESTRICTED allows of its module (or reaches a module through
+        another's attribute), or None."""
+        parts = path.split(".")
+        for depth, part in enumerate(parts[1:], start=1):
+            if part in REACHABLE_MODULES_REFUSED and ".".join(parts[: depth + 1]) not in self.modules:
+                return f"it reaches the module `{part}` through `{'.'.join(parts[:depth])}`, which no fix needs"
         top, _, rest = path.partition(".")
         if top not in self.restricted or not rest:
             return None
@@ -265,9 +298,10 @@ class _Allowances:
 
     @staticmethod
     def _covers(entry: str, path: str) -> bool:
-        if entry.endswith(".*"):
+        if entry.endswith(".*"):  # the base and the public names under it
             base = entry[:-2]
-            return path == base or path.startswith(base + ".")
+            rest = path[len(base) + 1:].split(".") if path.startswith(base + ".") else []
+            return path == base or (bool(rest) and not any(p.startswith("_") and not _is_dunder(p) for p in rest))
         return path == entry
 
     def may_write(self, path: str, exercise) -> bool:
@@ -605,6 +639,10 @@ class _Walker:
             return
         if isinstance(node.ctx, ast.Load) and name in self.allow.builtins and name not in self.bound and name not in self.aliases:
             self.flag(node, "builtin", f"`{name}` is not allowed: {self.allow.builtins[name]}")
+        elif name == "type" and isinstance(node.ctx, ast.Load) and "type" not in self.bound:
+            parent = self.parents.get(id(node))
+            if not (isinstance(parent, ast.Call) and parent.func is node):  # `t = type` then t(name, bases, namespace)
+                self.flag(node, "builtin", "`type` as a value: call it on an object (`type(x)`) if you need its class")
 
     def _function(self, node) -> None:
         if not _is_dunder(node.name):
@@ -626,10 +664,20 @@ class _Walker:
                 self.flag(node, "special", "a metaclass decides how a class behaves as a whole; no fix needs one")
 
     def _call(self, node: ast.Call) -> None:
+        if self.resolve(node.func) in LIBRARY_REGISTRARS:
+            for arg in list(node.args[:2]) + [k.value for k in node.keywords if k.arg in ("ns", "qualname", "name", "op")]:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    namespace = arg.value.split("::")[0].split(".")[0]
+                    if namespace in TORCH_NAMESPACES:
+                        self.flag(node, "library", f"registering a kernel in torch's own namespace `{namespace}`: a fix "
+                                                   "defines its own operators (a namespace such as `course::`) and leaves torch's alone")
         for keyword in node.keywords:
             if keyword.arg == "weights_only" and not (isinstance(keyword.value, ast.Constant) and keyword.value.value is True):
                 self.flag(node, "builtin", "`weights_only=False`: loading a pickle runs whatever code it names; no fix needs it")
-        if isinstance(node.func, ast.Name) and node.func.id == "type" and len(node.args) == 3 and "type" not in self.bound:
+        func = node.func
+        if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "type" and "type" not in self.bound:
+            func = func.func  # type(type(x))(name, bases, namespace)
+        if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3 and "type" not in self.bound:
             self.flag(node, "builtin", "`type(name, bases, namespace)` builds a class at run time; write the class out")
 
     def _constant(self, node: ast.Constant) -> None:
