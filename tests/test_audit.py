@@ -137,6 +137,17 @@ ACTIONS = textwrap.dedent('''
         return typing.get_type_hints(f)
 
     # Allowed to anyone: what fair code does.
+    class Counter:
+        calls = 0
+
+    def set_own_class_attribute():
+        Counter.calls = Counter.calls + 1
+
+    def torch_save_scratch():
+        import torch
+
+        torch.save(torch.ones(1), "saved.pt")
+
     def write_scratch():
         with open("scratch.txt", "w") as handle:
             handle.write("x")
@@ -177,7 +188,7 @@ REFUSED = ["getframe", "current_frames", "traceback_frame", "generator_frame", "
            "load_pickle", "system", "popen", "fork", "kill_other", "open_socket", "use_ctypes", "map_memory", "lower_limits",
            "write_outside", "write_outside_with_pathlib", "write_an_fd", "remove_outside", "change_environment",
            "leave_the_folder", "evaluated_annotation"]
-ALLOWED = ["write_scratch", "kill_self", "log_and_format", "compile_with_torch"]
+ALLOWED = ["write_scratch", "kill_self", "log_and_format", "compile_with_torch", "set_own_class_attribute", "torch_save_scratch"]
 OTHER = ["add_hook"]
 
 DRIVER = textwrap.dedent('''

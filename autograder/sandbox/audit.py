@@ -19,10 +19,12 @@ Who did it, per kind of action:
   nor generated code decides, so ``subprocess.run`` or ``pathlib.Path.write_text`` called by
   learner code are refused as if the learner had called ``os.posix_spawn`` or ``open`` directly.
 
-What it cannot see: an action done for the learner by torch's own code (``torch.save`` to a path
-outside the work folder, a DataLoader's worker processes) counts as torch's. The static policy
-refuses the torch entry points that load code or start processes, the learner's process holds
-nothing the verdict depends on, and the process is contained (limits, identity, namespaces).
+What it cannot see: an action done for the learner by torch's own code (a DataLoader's worker
+processes) counts as torch's, and what raises no audit event at all: ``torch.save`` writes
+through C++, ``os.write`` to an open descriptor and attribute writes on classes (other than a
+function's code) are not audited. The static policy refuses the plain forms of those, the
+learner's process holds nothing the verdict depends on, and the process is contained (limits,
+identity, namespaces).
 Hooks cannot be removed; the hook's state lives in its closure, frozen.
 """
 
@@ -37,8 +39,8 @@ _INTROSPECTION = {
     "sys._getframe": "reading the interpreter's frames",
     "sys._current_frames": "reading the interpreter's frames",
     "object.__getattr__": "reading a frame, a traceback, a generator's frame or a function's code",
-    "object.__setattr__": "replacing a function's code or a class's attribute",
-    "object.__delattr__": "deleting a class's attribute",
+    "object.__setattr__": "replacing a function's code or defaults",
+    "object.__delattr__": "deleting a function's code or defaults",
     "gc.get_objects": "walking the interpreter's objects",
     "gc.get_referrers": "walking the interpreter's objects",
     "gc.get_referents": "walking the interpreter's objects",
