@@ -39,7 +39,7 @@ def grade(exercise_id: str, path: str | os.PathLike | None = None, *, seed: int 
     """
     exercise = exercise_format.load(exercise_id)
     target = Path(path) if path is not None else exercise.starter
-    if not target.is_file():
+    if not os.path.lexists(target) or target.is_dir():  # a link or a special file is the loader's to refuse, with a message
         raise FileNotFoundError(str(target))
     shown = str(path) if path is not None else exercise.rel(exercise.starter)
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
