@@ -31,6 +31,17 @@ CHEATS = {
 }
 
 
+@pytest.fixture(autouse=True)
+def watch_only(monkeypatch):
+    """These cheats test the child's runtime checks (the integrity watch, the config diff, the
+    stance): the static policy and the audit hook, which refuse most of them first, are switched
+    off here (tests/test_attacks.py runs attacks through every layer)."""
+    from autograder.engine import grader
+
+    monkeypatch.setitem(grader.DEFENCES, "policy", False)
+    monkeypatch.setitem(grader.DEFENCES, "audit", False)
+
+
 # Cheats whose outcome depends on the exercise's own rules (its config allow-lists) run on every
 # exercise; the generic ones (patching the grader, stances, forged output, exiting early), which the
 # child detects the same way whatever the exercise, on the first exercise of each chapter and on

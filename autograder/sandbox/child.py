@@ -254,8 +254,10 @@ def grade_in_child(job: dict) -> dict:
         from autograder.sandbox import audit
     except ImportError:
         audit = None
-    if audit is not None:
+    if audit is not None and job.get("audit", True):
         audit.install({path}, workdir)
+    else:
+        audit = None
     try:
         submission = _load_module("submission", path)
     except SystemExit:
