@@ -33,7 +33,11 @@ def test_nothing_one_submission_changes_reaches_the_next(submission):
 
 
 
-def test_a_submission_that_kills_the_warm_worker_is_a_crash_and_the_worker_restarts(submission):
+def test_a_submission_that_kills_the_warm_worker_is_a_crash_and_the_worker_restarts(submission, monkeypatch):
+    from autograder.engine import grader
+
+    for defence in ("policy", "audit"):  # the worker's own robustness: the layers that refuse this first are off
+        monkeypatch.setitem(grader.DEFENCES, defence, False)
     killer = submission("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n")
     result = grade("breaks_checkpoint", killer, seed=3, warm=True)
     assert result.status == "error" and result.score == 0
