@@ -61,7 +61,7 @@ REFUSED = [
     ("import torch\ntorch.Tensor.x = 1", "module-write"), ("import torch\ndel torch.compile", "module-write"),
     ("import time as t\nclock = t\nclock.perf_counter = None", "module-write"), ("import torch.nn.functional as F\nF.relu = abs", "module-write"),
     ("from torch import nn\nnn.Module.__call__ = None", "dunder"), ("import os\nos.environ['TORCHDYNAMO_DISABLE'] = '1'", "module-write"),
-    ("import torch\ntorch._dynamo.config.suppress_errors = True", "config"),
+    ("import torch\ntorch._dynamo.config._config = {}", "private"),
     # what runs must be what the grader read
     ("# -*- coding: unicode_escape -*-\nx = 1", "coding"), ("#!/usr/bin/env python\n# coding=latin-1\nx = 1", "coding"),
 ]
@@ -149,11 +149,12 @@ def test_exercise_header_extends_the_policy():
     assert {"import", "module-write"} <= set(rules(decomposition, EXERCISES["breaks_checkpoint"]))
 
 
-def test_config_keys_follow_the_exercise():
-    with_key = next(e for e in EXERCISES.values() if "recompile_limit" in e.allow_config)
-    assert policy.check("import torch\ntorch._dynamo.config.recompile_limit = 3\n", with_key) == []
-    assert rules("import torch\ntorch._dynamo.config.recompile_limit = 3\n", EXERCISES["breaks_checkpoint"]) == ["config"]
+def test_config_keys_are_left_to_the_grading_child():
+    # which keys may change is decided in the child, against allow_config and config_may_add,
+    # however the key was named (tests/test_chapter2_breaks.py, test_chapters3_4.py, attacks 13, 14, 41)
+    assert policy.check("import torch\ntorch._dynamo.config.recompile_limit = 3\n", EXERCISES["breaks_checkpoint"]) == []
     assert policy.check("import torch\ntorch._dynamo.config.reorderable_logging_functions.add(print)\n") == []
+    assert rules("import torch\ntorch._dynamo.config.recompile_limit.x = 3\n") == ["module-write"]
 
 
 def test_only_the_masters_own_grader_block_is_skipped():

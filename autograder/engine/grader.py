@@ -17,8 +17,10 @@ from autograder.format.policy import check as check_policy
 
 # The defences in front of the sandbox, on by default: the static policy (in this process, before
 # any child starts) and the audit hook (in the child). A test that proves a deeper layer on its own
-# (the sandbox, the integrity watch) switches the outer ones off; a submission cannot reach this.
-DEFENCES = {"policy": True, "audit": True}
+# (the sandbox, the integrity watch) switches the outer ones off, here or for a whole process with
+# AUTOGRADER_DEFENCES_OFF=policy,audit (the grader's environment: a submission cannot reach either).
+DEFENCES_SWITCH = "AUTOGRADER_DEFENCES_OFF"
+DEFENCES = {name: name not in os.environ.get(DEFENCES_SWITCH, "").replace(" ", "").split(",") for name in ("policy", "audit")}
 
 
 def _error(exercise, path: str, message: str, seed=None, output_tail: str = "", **extra) -> Result:

@@ -306,10 +306,10 @@ class _Allowances:
             return path == base or (bool(rest) and not any(p.startswith("_") and not _is_dunder(p) for p in rest))
         return path == entry
 
-    def may_write(self, path: str, exercise) -> bool:
+    def may_write(self, path: str) -> bool:
         parts = path.split(".")
-        if len(parts) == 4 and parts[:3] == ["torch", "_dynamo", "config"]:
-            return exercise is None or parts[3] in set(exercise.allow_config) | set(exercise.config_may_add)
+        if len(parts) == 4 and parts[:3] == ["torch", "_dynamo", "config"] and not parts[3].startswith("_"):
+            return True  # which keys may change is the grading child's to decide, against allow_config and config_may_add
         return any(path == w or path.startswith(w + ".") for w in self.writes)
 
 
@@ -376,8 +376,10 @@ def coding_problem(data: bytes | str) -> str | None:
 def check(source: str, exercise=None) -> list[Finding]:
     """Findings for ``source`` (a submission's text, already known to compile), sorted by line.
 
-    ``exercise`` (an Exercise, or None for the base lists) adds its ``scan_allow`` entries, its
-    ``allow_config`` keys and the master's own GRADER blocks."""
+    ``exercise`` (an Exercise, or None for the base lists) adds its ``scan_allow`` entries and
+    the master's own GRADER blocks. ``torch._dynamo.config.KEY = value`` is left to the grading
+    child, which diffs the configuration against the exercise's ``allow_config`` and
+    ``config_may_add`` however the key was named."""
     allow = _Allowances(getattr(exercise, "scan_allow", ()) or ())
     findings: list[Finding] = []
     problem = coding_problem(source)
@@ -704,12 +706,7 @@ class _Walker:
         if path is None:
             return
         full = f"{path}.{target.attr}" if isinstance(target, ast.Attribute) else path
-        if self.allow.may_write(full, self.exercise):
-            return
-        parts = full.split(".")
-        if len(parts) == 4 and parts[:3] == ["torch", "_dynamo", "config"]:
-            self.flag(target, "config", f"`{full} = ...`: this exercise does not let you change `{parts[3]}` "
-                                        "(its allowed settings are in the task); change your code instead")
+        if self.allow.may_write(full):
             return
         what = "filling" if isinstance(target, ast.Subscript) else "replacing" if isinstance(target.ctx, ast.Store) else "deleting"
         self.flag(target, "module-write", f"{what} `{full}`: a submission may not change what it imported "

@@ -24,13 +24,6 @@
 # [[checks]]
 # kind = "correct"
 # points = 1
-#
-# # The tail must stay compiled: running it eagerly (torch.compiler.disable) also removes the
-# # recompiles, and the task says to keep them (tests/attacks/45_ops_tail_run_eagerly.py).
-# [[checks]]
-# kind = "no_dodge"
-# forbid = ["disable", "allow_in_graph", "is_compiling", "set_stance"]
-# points = 0  # a gate: it fails the grade, it awards nothing
 # ///
 """Make the per-mode recompiles of `encode` cheap.
 
