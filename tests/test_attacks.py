@@ -267,3 +267,35 @@ def test_fair_solution_passes_cold_through_the_cli(path, tmp_path, contained):
     exit_code, data = _graded_by_the_cli(meta, build(meta, code, tmp_path))
     assert exit_code == 0 and data["status"] == "passed", data["message"]
     assert not contained.new()
+
+
+# -- every route: a whole class through grade-batch ----------------------------------------------
+
+@pytest.mark.slow
+def test_links_and_a_deep_notebook_neither_pass_nor_stop_a_batch(tmp_path, contained):
+    """Classes 7 and 9 on the batch route: a student's file that links to the master, a student
+    folder whose file is a link, a notebook nested 100000 levels deep; the batch grades the honest
+    student beside them and ends normally."""
+    import io
+
+    from autograder.classroom import batch
+
+    exercise = load("trace_tolist")
+    subs = tmp_path / "subs"
+    (subs / "dora").mkdir(parents=True)
+    (subs / "alice.py").symlink_to(exercise.master)
+    (subs / "dora" / "trace_tolist.py").symlink_to(exercise.master)
+    (subs / "bob.ipynb").write_bytes(b'{"cells": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+    meta, code = parse(CORPUS / "fair" / "trace_tolist_matmul.py")
+    (subs / "carol.py").write_text(code)
+    stream = io.StringIO()
+    options = batch.BatchOptions(submissions=subs, out=tmp_path / "out", exercise="trace_tolist", workers=1, timeout=120,
+                                 seed=SEED, stream=stream)
+    batch.run_batch(options)
+    results = {p.parent.name: json.loads(p.read_text())["result"] for p in (tmp_path / "out" / "results").rglob("*.json")}
+    assert results["carol"]["status"] == "passed", results["carol"]["message"]
+    for linked in ("alice", "dora"):
+        assert results[linked]["status"] == "error" and "symbolic link" in results[linked]["message"], results[linked]
+    assert results.get("bob", {}).get("status") != "passed"
+    assert "bob" in results or "bob" in stream.getvalue(), "the deep notebook is reported, not silently dropped"
+    assert not contained.new()
