@@ -41,6 +41,7 @@ REFUSED = [
     ("import torch\ntorch._C._set_grad_enabled(False)", "private"), ("import torch._dynamo\ntorch._dynamo.utils.counters", "private"),
     ("from torch._dynamo.utils import counters", "import"), ("import torch._dynamo as d\nd.eval_frame", "private"),
     ("import torch\nd = torch._dynamo\nd.convert_frame", "private"), ("def f(x):\n    return x._base", "private"),
+    ("def f(self):\n    return self._x", "private"), ("class A:\n    def f(self):\n        self = 1\n        return self._x", "private"),
     ("'{0._secret}'.format(1)", "private"),
     # dunders and introspection
     ("def f(x):\n    return x.__class__", "dunder"), ("print(__builtins__)", "dunder"), ("def f(g):\n    return g.__globals__", "dunder"),
@@ -101,7 +102,9 @@ FAIR = {
     "a module with its own private state": "import torch\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
                                             "        self._cache = {}\n        self.lin = torch.nn.Linear(3, 3)\n    def forward(self, x):\n"
                                             "        self._cache['n'] = x.shape[0]\n        return self.lin(x)\n"
-                                            "    def __call__(self, *args):\n        return super().__call__(*args)\n",
+                                            "    def __call__(self, *args):\n        return super().__call__(*args)\n"
+                                            "    def scaled(self, xs):\n        def one(x):\n            return x * self._cache['n']\n"
+                                            "        return [one(x) for x in xs]\n",
     "the documented private torch names": "import torch\nimport torch._dynamo\nfrom torch._dynamo import config\n"
                                           "import torch.utils._pytree as pytree\ntorch._dynamo.config.recompile_limit\n"
                                           "def f(x):\n    torch._check(x.shape[0] > 1)\n    torch._dynamo.graph_break()\n"

@@ -614,24 +614,24 @@ class _Walker:
                                        "use its public API (or drop the underscore from your own attribute)")
 
     def _own_attribute(self, node: ast.Attribute) -> bool:
-        """``self._x`` inside a method whose first parameter is ``self`` (or ``cls``) and that does
-        not rebind it: the learner's own attribute."""
-        chain = node
-        while isinstance(chain, ast.Attribute):
-            if chain.attr.startswith("_") and chain is not node:
-                return False
-            chain = chain.value
-        if not (isinstance(chain, ast.Name) and chain.id in ("self", "cls")) or node.value is not chain:
+        """``self._x`` (or ``cls._x``) in a method whose first parameter that name is, directly or
+        from a function nested in it, with no scope on the way rebinding it: the learner's own attribute."""
+        owner = node.value
+        if not (isinstance(owner, ast.Name) and owner.id in ("self", "cls")):
             return False
         scope = self.parents.get(id(node))
-        while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        while scope is not None:
+            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                params = [a.arg for a in scope.args.posonlyargs + scope.args.args + scope.args.kwonlyargs]
+                stores = any(isinstance(n, ast.Name) and n.id == owner.id and isinstance(n.ctx, ast.Store)
+                             for n in ast.walk(scope))
+                if stores:
+                    return False
+                if owner.id in params:
+                    return (not isinstance(scope, ast.Lambda) and params[0] == owner.id
+                            and isinstance(self.parents.get(id(scope)), ast.ClassDef))
             scope = self.parents.get(id(scope))
-        if scope is None or isinstance(scope, ast.Lambda):
-            return False
-        params = scope.args.posonlyargs + scope.args.args
-        if not params or params[0].arg != chain.id or not isinstance(self.parents.get(id(scope)), ast.ClassDef):
-            return False
-        return not any(isinstance(n, ast.Name) and n.id == chain.id and isinstance(n.ctx, ast.Store) for n in ast.walk(scope))
+        return False
 
     def _name(self, node: ast.Name) -> None:
         name = node.id
