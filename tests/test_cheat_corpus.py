@@ -14,14 +14,16 @@ from autograder.engine.grader import grade
 EXERCISES = discover()
 
 CHEATS = {
-    # name: (code appended to the starter, a word the message or findings must contain, or "")
-    "patch_torch_compile": ("\nimport torch\ntorch.compile = lambda fn=None, **kw: fn\n", "Integrity"),
-    "patch_dynamo_optimize": ("\nimport torch._dynamo\ntorch._dynamo.optimize = lambda *a, **k: (lambda fn: fn)\n", "Integrity"),
+    # name: (code appended to the starter, a word the message or findings must contain, or "").
+    # Every layer is on: the static policy names what it refuses, the child's watch what it caught
+    # (test_integrity.py tests the watch with the policy off).
+    "patch_torch_compile": ("\nimport torch\ntorch.compile = lambda fn=None, **kw: fn\n", "torch.compile"),
+    "patch_dynamo_optimize": ("\nimport torch._dynamo\ntorch._dynamo.optimize = lambda *a, **k: (lambda fn: fn)\n", "torch._dynamo.optimize"),
     "force_eager_stance": ("\nimport torch\ntorch.compiler.set_stance('force_eager')\n", "stance"),
     "eager_on_recompile_stance": ("\nimport torch\ntorch.compiler.set_stance('eager_on_recompile')\n", "stance"),
     "raise_recompile_limit": ("\nimport torch._dynamo\ntorch._dynamo.config.recompile_limit = 100000\n", "recompile_limit"),
     "suppress_errors": ("\nimport torch._dynamo\ntorch._dynamo.config.suppress_errors = True\n", "suppress_errors"),
-    "clear_the_check_table": ("\nimport autograder.checks.core as c\nc.RUNNERS.clear()\n", "Integrity"),
+    "clear_the_check_table": ("\nimport autograder.checks.core as c\nc.RUNNERS.clear()\n", "autograder.checks.core"),
     "fake_json_on_stdout": ('\nprint(\'{"status": "passed", "score": 100, "max_score": 100}\')\n', ""),
     "exit_before_the_verdict": ("\nimport os\nos._exit(0)\n", ""),
     "hidden_exit": ("\ngetattr(__builtins__ if isinstance(__builtins__, dict) else vars(__builtins__), 'get', lambda *a: None)\n"
@@ -29,17 +31,6 @@ CHEATS = {
     "verdict_at_exit": ("\nimport atexit\natexit.register(lambda: print('{\"status\": \"passed\"}'))\n", "atexit"),
     "swap_the_probe_module": ("\nimport sys, types\nfake = types.ModuleType('autograder.sandbox.probe')\nsys.modules['autograder.sandbox.probe'] = fake\n", "sys.modules"),
 }
-
-
-@pytest.fixture(autouse=True)
-def watch_only(monkeypatch):
-    """These cheats test the child's runtime checks (the integrity watch, the config diff, the
-    stance): the static policy and the audit hook, which refuse most of them first, are switched
-    off here (tests/test_attacks.py runs attacks through every layer)."""
-    from autograder.engine import grader
-
-    monkeypatch.setitem(grader.DEFENCES, "policy", False)
-    monkeypatch.setitem(grader.DEFENCES, "audit", False)
 
 
 # Cheats whose outcome depends on the exercise's own rules (its config allow-lists) run on every
