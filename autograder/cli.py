@@ -12,7 +12,7 @@ import sys
 
 from autograder.format import build as builder
 from autograder.learner import progress
-from autograder.format.exercise import ExerciseFormatError, discover, load
+from autograder.format.exercise import ExerciseFormatError, discover, load, requirements_block
 from autograder.engine.grader import grade
 from autograder.learner.report import print_result
 
@@ -162,6 +162,8 @@ def cmd_hint(args) -> int:
     print(f"Hint {level + 1}/{len(exercise.hints)} for {exercise.id}: {exercise.hints[level]}")
     if level + 1 < len(exercise.hints):
         print(f"(Run `python -m autograder hint {exercise.id}` again for the next one.)")
+    if exercise.requirements:
+        print("\n" + requirements_block([r.text for r in exercise.requirements]))
     return EXIT_OK
 
 
@@ -175,7 +177,7 @@ def cmd_reset(args) -> int:
 def cmd_build(args) -> int:
     written = builder.build()
     for path in written:
-        print(f"wrote {path.relative_to(builder.ROOT)}")
+        print(f"{'wrote' if path.exists() else 'deleted'} {path.relative_to(builder.ROOT)}")
     extra = builder.unexpected_files()
     for path in extra:
         print(f"warning: {path.relative_to(builder.ROOT)} is not generated from any master", file=sys.stderr)
@@ -186,16 +188,26 @@ def cmd_build(args) -> int:
 def cmd_dev_check(args) -> int:
     from autograder.authoring import dev
 
-    def show(exercise, starter, solution):
-        print(f"  {exercise.id:<24} starter {starter.status:<6} ({starter.score}/{starter.max_score}, "
-              f"{starter.duration_s:.1f}s)  solution {solution.status:<6} ({solution.score}/{solution.max_score}, "
-              f"{solution.duration_s:.1f}s)", flush=True)
+    return dev.main(args)
 
-    report = dev.check(args.ids or None, workers=args.workers, progress=show)
-    for finding in report.findings:
-        print(f"PROBLEM {finding.exercise}: {finding.problem}")
-    print("dev check: OK" if report.ok else f"dev check: {len(report.findings)} problem(s)")
-    return EXIT_OK if report.ok else EXIT_FAILED
+
+def cmd_drift(args) -> int:
+    """Run every drift alarm and prove every starter still fails for its reason, on the installed torch."""
+    from autograder.authoring import drift_report
+
+    rows = []
+    if not args.starters_only:
+        rows += drift_report.alarm_rows(costly=not args.fast)
+    if not args.alarms_only:
+        rows += drift_report.starter_rows(args.ids or None, workers=args.workers)
+    import importlib.metadata
+
+    version = importlib.metadata.version("torch")
+    if args.json:
+        print(json.dumps({"torch": version, "rows": [r.as_dict() for r in rows]}))
+    else:
+        print(drift_report.render(rows, version))
+    return EXIT_OK if all(r.holds for r in rows) else EXIT_FAILED
 
 
 def cmd_dev_new(args) -> int:
@@ -272,14 +284,26 @@ def main_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("dev", help="maintainer commands")
     dev_sub = p.add_subparsers(dest="dev_command", required=True)
-    q = dev_sub.add_parser("check", help="prove every starter fails for its declared reason, every solution passes, files are current")
+    q = dev_sub.add_parser("check", help="prove every starter fails for its declared reason, every solution passes, every "
+                           "FAIR variant passes and every WRONG one is caught, the requirement table is complete, files are current")
     q.add_argument("ids", nargs="*", help="only these exercises (default: all)")
     q.add_argument("--workers", type=int, default=2, help="gradings run at once")
+    q.add_argument("--seeds", default="1234,4321", help="comma-separated seeds each variant is graded on (default: 1234,4321)")
+    q.add_argument("--no-variants", action="store_true", help="grade only starters and solutions (the table rules still hold)")
     q.set_defaults(run=cmd_dev_check)
     q = dev_sub.add_parser("new", help="start a new exercise master from the template")
     q.add_argument("id", help="the new exercise id (also its file name)")
     q.add_argument("chapter", help="chapter folder, e.g. 02_graph_breaks")
     q.set_defaults(run=cmd_dev_new)
+
+    p = sub.add_parser("drift", help="does the installed torch still do what the lessons say? (drift alarms and starters)")
+    p.add_argument("ids", nargs="*", help="only these exercises' starters (default: all)")
+    p.add_argument("--alarms-only", action="store_true", help="run the drift alarms only")
+    p.add_argument("--starters-only", action="store_true", help="grade the starters only")
+    p.add_argument("--fast", action="store_true", help="skip the alarms that compile with Inductor")
+    p.add_argument("--workers", type=int, default=2, help="starter gradings run at once")
+    p.add_argument("--json", action="store_true", help="print one JSON object with every row")
+    p.set_defaults(run=cmd_drift)
 
     from autograder.classroom import cli as classroom_cli
 

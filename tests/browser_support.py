@@ -124,7 +124,7 @@ def copy_course(dest: Path) -> Path:
 def make_lesson_notebooks(course: Path) -> list[Path]:
     """What ``./course start`` does before it opens JupyterLab: a paired .ipynb for each lesson."""
     made = []
-    for lesson in sorted((course / "lessons").glob("[0-9][0-9]_*.py")):
+    for lesson in sorted((course / "lessons").glob("[0-9][0-9]*_*.py")):
         subprocess.run([sys.executable, "-m", "jupytext", "--quiet", "--to", "ipynb", "--set-formats",
                         "ipynb,py:percent", str(lesson)], cwd=course, check=True, capture_output=True, timeout=120)
         made.append(lesson.with_suffix(".ipynb"))

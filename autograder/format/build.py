@@ -10,7 +10,7 @@ import json
 import re
 from pathlib import Path
 
-from autograder.format.exercise import EXERCISES, LESSONS, ROOT, Exercise, discover, starter_source
+from autograder.format.exercise import EXERCISES, LESSONS, ROOT, Exercise, discover, lesson_files, starter_source
 
 SYLLABUS_FILE = ROOT / "SYLLABUS.md"
 # Exactly what jupytext writes for a lesson paired with its notebook (lessons/jupytext.toml), so
@@ -47,7 +47,7 @@ def syllabus_ids() -> list[tuple[str, str, bool]]:
 def lesson_sections() -> dict[str, str]:
     """Syllabus ID -> lesson path, from the numbered headings of every lesson."""
     found: dict[str, str] = {}
-    for lesson in sorted(LESSONS.glob("[0-9][0-9]_*.py")):
+    for lesson in lesson_files():
         for line in lesson.read_text(encoding="utf-8").splitlines():
             match = re.match(r"^# #{2,6} (\d+(?:\.\d+)+) ", line)
             if match:
@@ -62,7 +62,7 @@ def exercises_index(exercises: list[Exercise]) -> str:
              "| id | chapter | syllabus | title | lesson | points | needs |", "|---|---|---|---|---|---|---|"]
     for e in exercises:
         lines.append(f"| [{e.id}]({e.chapter}/{e.id}.py) | {e.chapter_number} | {', '.join(e.syllabus)} | {e.title} "
-                     f"| [{e.chapter}](../lessons/{e.chapter}.py) | {e.max_score} | {', '.join(e.needs) or '-'} |")
+                     f"| [{e.lesson.stem}](../lessons/{e.lesson.name}) | {e.max_score} | {', '.join(e.needs) or '-'} |")
     return "\n".join(lines) + "\n"
 
 
@@ -91,7 +91,7 @@ def course_home(exercises: list[Exercise]) -> str:
     lines = [GENERATED_NOTE, "", "# The course", "",
              "Open the lessons in order. Each section ends with its exercises: run the broken file from",
              "the lesson, edit it, and `check` it.", ""]
-    for lesson in sorted(LESSONS.glob("[0-9][0-9]_*.py")):
+    for lesson in lesson_files():
         rel = lesson.relative_to(ROOT).as_posix()
         notebook = lesson.with_suffix(".ipynb").name
         lines.append(f"## [{lesson_title(lesson)}]({notebook})")
@@ -128,7 +128,7 @@ def expected_files(exercises: list[Exercise] | None = None) -> dict[Path, str]:
     files[EXERCISES / "README.md"] = exercises_index(exercises)
     files[LESSONS / "syllabus.json"] = syllabus_map(exercises)
     files[LESSONS / "README.md"] = course_home(exercises)
-    for lesson in sorted(LESSONS.glob("[0-9][0-9]_*.py")):
+    for lesson in lesson_files():
         files[lesson] = lesson_with_header(lesson)
     return files
 
@@ -144,14 +144,33 @@ def unexpected_files(exercises: list[Exercise] | None = None) -> list[Path]:
     return [p for p in sorted(EXERCISES.rglob("*.py")) if p not in wanted and "__pycache__" not in p.parts]
 
 
+_GENERATED_STARTER = re.compile(r"^# Exercise [a-z][a-z0-9_]{1,31}: ")
+
+
+def orphaned_starters(exercises: list[Exercise] | None = None) -> list[Path]:
+    """Starting files that ``build`` once generated (they open with its banner) for a master that no
+    longer exists, e.g. after a rename. Any other unexpected file is someone's own and is kept."""
+    orphans = []
+    for path in unexpected_files(exercises):
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            if _GENERATED_STARTER.match(handle.readline()):
+                orphans.append(path)
+    return orphans
+
+
 def build(exercises: list[Exercise] | None = None) -> list[Path]:
-    """Write every generated file that differs; returns the paths written."""
+    """Write every generated file that differs and delete orphaned starters; returns the paths
+    written or deleted, so that a build leaves no stale file behind."""
+    exercises = discover() if exercises is None else exercises
     written = []
     for path, text in expected_files(exercises).items():
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             written.append(path)
+    for path in orphaned_starters(exercises):
+        path.unlink()
+        written.append(path)
     return written
 
 

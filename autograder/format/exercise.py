@@ -1,15 +1,23 @@
-"""The exercise format: parse a master file in ``solutions/`` and derive the learner's starter.
+"""The exercise format: parse a master file in ``solutions/`` and derive every form made from it.
 
 A master is an ordinary Python file. It starts with a TOML header written as comments between
-``# /// exercise`` and ``# ///``, then the task docstring, then code in which three kinds of
+``# /// exercise`` and ``# ///``, then the task docstring, then code in which five kinds of
 region are marked with comment lines:
 
 ``# BEGIN SOLUTION`` / ``# END SOLUTION``
     the fix; dropped from the starter.
 ``# BEGIN STARTER`` / ``# END STARTER``
     the broken code, commented out; uncommented into the starter.
+``# BEGIN FAIR name`` / ``# END FAIR``, ``# BEGIN WRONG name`` / ``# END WRONG``
+    another correct fix and a plausible wrong one, commented out; ``variant_source`` renders each
+    as a learner's file, for ``dev check`` to grade. Every other form drops them.
 ``# BEGIN GRADER`` / ``# END GRADER``
     the input schedule and anything else only the grader needs; dropped from the starter.
+
+A *site* is a SOLUTION region and the STARTER/FAIR/WRONG regions right after it (blank and
+comment lines allowed between, same indentation). The header lists the task's ``[[requirements]]`` (each names the
+checks that enforce it; the learner's task text shows them), and describes each variant in
+``[[fair]]`` and ``[[wrong]]``. CONTRIBUTING.md shows the whole format with a worked example.
 
 This module never imports torch: listing and building must stay instant.
 """
@@ -44,7 +52,9 @@ CHECK_KINDS: dict[str, set[str]] = {
     "recompiles": {"max"},
     "compiled_calls": set(),
     "correct": {"rtol", "atol"},
-    "answers": {"constant", "truth"},
+    # variants: a master function variants(gen) drawing parameter sets; function: the learner's function
+    # called with each set (hidden variants for predictions; the checks side implements them).
+    "answers": {"constant", "truth", "variants", "function"},
     "speed": {"min_ratio", "against", "backend", "needs", "warmup", "repeats", "size_hint"},
     "custom": {"function"},
     # Chapter 2 (checks_breaks.py):
@@ -78,6 +88,38 @@ COMMON_CHECK_KEYS = {"kind", "name", "points", "section", "hidden"}
 COMPILE_KEYS = {"fullgraph", "dynamic", "backend"}
 
 
+# Lessons: lessons/NN_topic.py, or NNa_topic.py, NNb_topic.py when a chapter is split in parts.
+LESSON_NAME = re.compile(r"^(\d\d)([a-z]?)_[a-z0-9_]+\.py$")
+LESSON_HEADING = re.compile(r"^# #{2,6} (\d+(?:\.\d+)+) ", re.M)
+
+
+def lesson_files() -> list[Path]:
+    """Every lesson's text source, in course order."""
+    return sorted(p for p in LESSONS.glob("[0-9][0-9]*_*.py") if LESSON_NAME.match(p.name))
+
+
+def lesson_headings(lesson: Path) -> list[str]:
+    """The syllabus IDs that are numbered headings of ``lesson``, in order."""
+    return LESSON_HEADING.findall(lesson.read_text(encoding="utf-8")) if lesson.is_file() else []
+
+
+def lesson_for(chapter: str, section: str) -> Path:
+    """The lesson of ``chapter`` (``02_graph_breaks``) whose headings hold ``section``, else the one
+    holding its nearest parent section, else the chapter's first lesson."""
+    number = chapter[:2]
+    candidates = [p for p in lesson_files() if p.name[:2] == number]
+    if not candidates:
+        return LESSONS / f"{chapter}.py"
+    headings = {p: set(lesson_headings(p)) for p in candidates}
+    parts = section.split(".")
+    for length in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:length])
+        for lesson in candidates:
+            if prefix in headings[lesson]:
+                return lesson
+    return candidates[0]
+
+
 class ExerciseFormatError(ValueError):
     """A master file that does not follow the format; the message says how to fix it."""
 
@@ -100,6 +142,31 @@ class CheckSpec:
 
 
 @dataclass(frozen=True)
+class Requirement:
+    """One requirement the task states, in the learner's words, and the checks that enforce it."""
+    id: str
+    text: str
+    checks: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FairFix:
+    """A FAIR variant: another correct fix (another formulation or strategy); it must pass."""
+    name: str
+    why: str
+
+
+@dataclass(frozen=True)
+class WrongFix:
+    """A WRONG variant: a plausible mistake that violates requirement ``breaks``; each check in
+    ``fails`` must fail with a message matching the regular expression ``message``."""
+    name: str
+    breaks: str
+    fails: tuple[str, ...]
+    message: str
+
+
+@dataclass(frozen=True)
 class Exercise:
     id: str
     title: str
@@ -115,7 +182,8 @@ class Exercise:
     starter_fails: list[str]  # names of the checks the starter must fail
     hints: list[str]
     timeout: float
-    task: str  # the module docstring: what the learner is asked to do
+    # What the learner reads as the task: the module docstring, then the requirement list.
+    task: str
     master: Path = field(repr=False)
     # Set-valued torch._dynamo.config keys the learner may only *add* to, and what they may add:
     # {"reorderable_logging_functions": ["print"], "ignore_logging_functions": ["logging"]}.
@@ -125,6 +193,10 @@ class Exercise:
     driver: str | None = None
     # Optional: rules of the static scan (scan.py) this exercise allows, e.g. ["threading"].
     scan_allow: list = field(default_factory=list)
+    statement: str = ""  # the module docstring alone, as the author wrote it
+    requirements: list[Requirement] = field(default_factory=list)
+    fair: list[FairFix] = field(default_factory=list)
+    wrong: list[WrongFix] = field(default_factory=list)
 
     @property
     def chapter_number(self) -> int:
@@ -136,7 +208,9 @@ class Exercise:
 
     @property
     def lesson(self) -> Path:
-        return LESSONS / f"{self.chapter}.py"
+        """The lesson that teaches this exercise: of its chapter's lessons, the one whose headings
+        hold its section (a chapter may have several lessons: 02a_..., 02b_...)."""
+        return lesson_for(self.chapter, self.section)
 
     @property
     def needs(self) -> list[str]:
@@ -151,6 +225,16 @@ class Exercise:
             if spec.name == name:
                 return spec
         raise KeyError(name)
+
+    def requirement(self, requirement_id: str) -> Requirement:
+        for requirement in self.requirements:
+            if requirement.id == requirement_id:
+                return requirement
+        raise KeyError(requirement_id)
+
+    def requirements_for(self, check_name: str) -> list[Requirement]:
+        """The requirements a check enforces (empty for a check that enforces none)."""
+        return [r for r in self.requirements if check_name in r.checks]
 
     def rel(self, path: Path) -> str:
         return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
@@ -174,8 +258,8 @@ class Exercise:
         }
 
 
-def split_header(text: str, where: str = "<master>") -> tuple[dict, str]:
-    """Return (header as a dict, the rest of the file)."""
+def _split(text: str, where: str) -> tuple[dict, str, int]:
+    """(header, the code after it, the number of master lines before that code)."""
     lines = text.splitlines(keepends=True)
     if not lines or lines[0].rstrip() != HEADER_START:
         raise ExerciseFormatError(f"{where}: the first line must be '{HEADER_START}'")
@@ -197,36 +281,126 @@ def split_header(text: str, where: str = "<master>") -> tuple[dict, str]:
         header = tomllib.loads("\n".join(body))
     except tomllib.TOMLDecodeError as exc:
         raise ExerciseFormatError(f"{where}: the header is not valid TOML: {exc}") from None
-    return header, "".join(lines[end + 1 :])
+    return header, "".join(lines[end + 1 :]), end + 1
 
 
-_MARKER = re.compile(r"^(?P<indent>\s*)# (?P<verb>BEGIN|END) (?P<region>SOLUTION|STARTER|GRADER)\s*$")
+def split_header(text: str, where: str = "<master>", keep_variants: bool = False) -> tuple[dict, str]:
+    """Return (header as a dict, the rest of the file).
+
+    The rest has its FAIR and WRONG regions removed (markers included), since every form generated
+    from a master (starter, solution view, nbgrader cells) leaves them out; ``keep_variants=True``
+    returns the code as written.
+    """
+    header, code, offset = _split(text, where)
+    return header, code if keep_variants else _without_variants(code, where, offset)
 
 
-def _regions(code: str, where: str):
-    """Yield (region or None, indent, line) for each line, validating that markers pair up."""
-    region, indent = None, ""
-    for number, line in enumerate(code.splitlines(keepends=True), start=1):
-        match = _MARKER.match(line.rstrip("\n"))
-        if match:
-            verb, name = match["verb"], match["region"]
-            if verb == "BEGIN":
-                if region is not None:
-                    raise ExerciseFormatError(f"{where}: '# BEGIN {name}' inside an open {region} region (body line {number})")
-                if name == "GRADER" and match["indent"]:
-                    raise ExerciseFormatError(f"{where}: the GRADER region must be at top level (body line {number})")
-                region, indent = name, match["indent"]
-            else:
-                if region != name:
-                    raise ExerciseFormatError(f"{where}: '# END {name}' without a matching BEGIN (body line {number})")
-                region = None
+# The marker lines. FAIR and WRONG regions carry a name: ``# BEGIN FAIR einsum`` ... ``# END FAIR``.
+REGION_KINDS = ("SOLUTION", "STARTER", "GRADER", "FAIR", "WRONG")
+VARIANT_KINDS = ("FAIR", "WRONG")
+NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
+_MARKER = re.compile(r"^(?P<indent>[ \t]*)# (?P<verb>BEGIN|END) (?P<region>SOLUTION|STARTER|GRADER|FAIR|WRONG)"
+                     r"(?:[ \t]+(?P<name>\S+))?[ \t]*$")
+# Something that looks meant as a marker but is not one (lower case, no space, a stray word): an error,
+# so that a typo never silently turns a region into an ordinary comment the learner would see.
+_NEAR_MARKER = re.compile(r"^[ \t]*#\s*(BEGIN|END)\s*(SOLUTION|STARTER|GRADER|FAIR|WRONG)\b", re.IGNORECASE)
+
+
+@dataclass
+class Region:
+    """One marked region of a master's code: its kind, its name (FAIR/WRONG only), its lines."""
+    kind: str
+    name: str | None
+    indent: str
+    line: int  # line number of its BEGIN marker in the master file
+    begin: str  # the marker lines, kept for forms that show the master's own code
+    end: str
+    lines: list[str] = field(default_factory=list)
+    site: int | None = None  # the index of the site it belongs to; None outside any site
+
+
+def _parse_body(code: str, where: str, offset: int = 0) -> list:
+    """The code as a list of plain lines (str) and Regions, with each region's site assigned.
+
+    ``offset`` is the number of master lines before ``code`` (the header), so that messages name the
+    master's own line numbers. A *site* is a SOLUTION region and the STARTER/FAIR/WRONG regions that
+    follow it at the same indentation with only blank or comment lines between.
+    """
+    items: list = []
+    open_region: Region | None = None
+    for number, line in enumerate(code.splitlines(keepends=True), start=offset + 1):
+        text = line.rstrip("\n").rstrip("\r")
+        match = _MARKER.match(text)
+        if match is None and _NEAR_MARKER.match(text):
+            raise ExerciseFormatError(f"{where}:{number}: {text.strip()!r} looks like a region marker but is not one; "
+                                      f"write '# BEGIN KIND' / '# END KIND' (KIND: {', '.join(REGION_KINDS)}; "
+                                      "FAIR and WRONG take a name: '# BEGIN FAIR einsum')")
+        if match is None:
+            (open_region.lines if open_region else items).append(line)
             continue
-        yield region, indent, line
-    if region is not None:
-        raise ExerciseFormatError(f"{where}: the {region} region is never closed")
+        verb, kind, name = match["verb"], match["region"], match["name"]
+        if verb == "BEGIN":
+            if open_region is not None:
+                raise ExerciseFormatError(f"{where}:{number}: '# BEGIN {kind}' inside an open {open_region.kind} region "
+                                          f"(opened on line {open_region.line})")
+            if kind == "GRADER" and match["indent"]:
+                raise ExerciseFormatError(f"{where}:{number}: the GRADER region must be at top level")
+            if kind in VARIANT_KINDS:
+                if name is None:
+                    raise ExerciseFormatError(f"{where}:{number}: a {kind} region needs a name: '# BEGIN {kind} some_name'")
+                if not NAME_PATTERN.match(name):
+                    raise ExerciseFormatError(f"{where}:{number}: {kind} region name {name!r} must match [a-z][a-z0-9_]*")
+            elif name is not None:
+                raise ExerciseFormatError(f"{where}:{number}: a {kind} region takes no name ({name!r}); "
+                                          f"only FAIR and WRONG regions are named")
+            open_region = Region(kind, name, match["indent"], number, line, "")
+        else:
+            if open_region is None or open_region.kind != kind:
+                raise ExerciseFormatError(f"{where}:{number}: '# END {kind}' without a matching BEGIN")
+            if name is not None and name != open_region.name:
+                raise ExerciseFormatError(f"{where}:{number}: '# END {kind} {name}' closes the region "
+                                          f"'{open_region.name}' opened on line {open_region.line}")
+            if match["indent"] != open_region.indent:
+                raise ExerciseFormatError(f"{where}:{number}: '# END {kind}' is not at the indentation of its BEGIN "
+                                          f"(line {open_region.line})")
+            open_region.end = line
+            items.append(open_region)
+            open_region = None
+    if open_region is not None:
+        raise ExerciseFormatError(f"{where}:{open_region.line}: the {open_region.kind} region is never closed")
+    _assign_sites(items, where)
+    return items
 
 
-def _uncomment(line: str, indent: str, where: str) -> str:
+def _assign_sites(items: list, where: str) -> None:
+    site, current = -1, None
+    for item in items:
+        if isinstance(item, str):
+            if item.strip() and not item.lstrip().startswith("#"):  # blank and comment lines keep the site open
+                current = None
+            continue
+        if item.kind == "SOLUTION":
+            site += 1
+            current, item.site = item, site
+        elif item.kind == "GRADER":
+            current = None
+        elif current is not None and item.indent == current.indent:
+            item.site = site
+        else:
+            current = None
+    for number in range(site + 1):
+        members = [r for r in items if isinstance(r, Region) and r.site == number]
+        seen: dict = {}
+        for region in members:
+            key = (region.kind, region.name)
+            if key in seen:
+                label = f"{region.kind} {region.name}" if region.name else region.kind
+                raise ExerciseFormatError(f"{where}:{region.line}: a second {label} region at the site of the SOLUTION "
+                                          f"on line {members[0].line} (first on line {seen[key]}); one per site")
+            seen[key] = region.line
+
+
+def _uncomment(line: str, indent: str, where: str, kind: str = "STARTER") -> str:
     text = line.rstrip("\n")
     if text.strip() == "":
         return "\n"
@@ -234,31 +408,140 @@ def _uncomment(line: str, indent: str, where: str) -> str:
         return indent + text[len(indent) + 2 :] + "\n"
     if text == indent + "#":
         return "\n"
-    raise ExerciseFormatError(f"{where}: STARTER lines must be commented with '# ' at the marker's indentation: {text!r}")
+    raise ExerciseFormatError(f"{where}: {kind} lines must be commented with '# ' at the marker's indentation: {text!r}")
 
 
-def starter_source(master_text: str, exercise_id: str, title: str, where: str = "<master>") -> str:
-    """Render the learner's starting file from the master's text."""
-    _, code = split_header(master_text, where)
-    out = [
+def _render(items: list, where: str, keep) -> str:
+    """Join the body: plain lines as they are, each region as ``keep(region)`` says:
+    "code" (its lines as written), "uncomment" (its lines uncommented) or "drop"."""
+    out = []
+    for item in items:
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        action = keep(item)
+        if action == "code":
+            out.extend(item.lines)
+        elif action == "uncomment":
+            out.extend(_uncomment(line, item.indent, f"{where}:{item.line}", item.kind) for line in item.lines)
+        elif action == "marked":  # the master's own code, markers included
+            out.append(item.begin)
+            out.extend(item.lines)
+            out.append(item.end)
+    return "".join(out)
+
+
+def _tidy(text: str) -> str:
+    return re.sub(r"\n{3,}(?=\S)", "\n\n\n", text).rstrip("\n") + "\n"
+
+
+def _header_and_body(master_text: str, where: str) -> tuple[dict, list]:
+    header, code, offset = _split(master_text, where)
+    return header, _parse_body(code, where, offset)
+
+
+def _banner(exercise_id: str, title: str) -> list[str]:
+    return [
         f"# Exercise {exercise_id}: {title}\n",
         f"# Edit this file, then check it with:  python -m autograder check {exercise_id}\n",
         f"# Stuck? python -m autograder hint {exercise_id}   Start over: python -m autograder reset {exercise_id}\n",
     ]
-    for region, indent, line in _regions(code, where):
-        if region is None:
-            out.append(line)
-        elif region == "STARTER":
-            out.append(_uncomment(line, indent, where))
-    text = re.sub(r"\n{3,}(?=\S)", "\n\n\n", "".join(out))
-    return text.rstrip("\n") + "\n"
+
+
+REQUIREMENTS_HEADING = "What the grader checks:"
+
+
+def requirements_block(texts: list[str]) -> str:
+    """The requirement list as the learner reads it (a Markdown list, also fine in a docstring)."""
+    return "\n".join([REQUIREMENTS_HEADING] + [f"- {text}" for text in texts]) if texts else ""
+
+
+def _with_requirements(source: str, texts: list[str]) -> str:
+    """``source`` with the requirement list appended inside its module docstring."""
+    if not texts:
+        return source
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source  # parse_master reports the syntax error itself
+    node = tree.body[0] if tree.body else None
+    if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):
+        return source
+    lines = source.splitlines(keepends=True)
+    last = lines[node.end_lineno - 1].encode("utf-8")  # end_col_offset counts UTF-8 bytes
+    before = last[: node.end_col_offset - 3].decode("utf-8")
+    closing_and_rest = last[node.end_col_offset - 3 :].decode("utf-8")
+    block = requirements_block(texts)
+    if before.strip():  # the closing quotes end a line of text: """Make f one graph."""
+        middle = [before.rstrip() + "\n\n" + block + "\n" + closing_and_rest]
+    else:  # the closing quotes stand on their own line
+        middle = ["\n", block + "\n", before + closing_and_rest]
+    return "".join(lines[: node.end_lineno - 1] + middle + lines[node.end_lineno :])
+
+
+def _requirement_texts(header: dict) -> list[str]:
+    entries = header.get("requirements", [])
+    return [str(entry.get("text", "")).strip() for entry in entries if isinstance(entry, dict)]
+
+
+def starter_source(master_text: str, exercise_id: str, title: str, where: str = "<master>") -> str:
+    """Render the learner's starting file from the master's text: STARTER code in, SOLUTION, FAIR,
+    WRONG and GRADER regions out, the requirement list added to the task docstring."""
+    header, items = _header_and_body(master_text, where)
+    body = _render(items, where, lambda region: "uncomment" if region.kind == "STARTER" else "drop")
+    return _with_requirements(_tidy("".join(_banner(exercise_id, title)) + body), _requirement_texts(header))
+
+
+def _variant_names(items: list, kind: str) -> list[str]:
+    names: list[str] = []
+    for item in items:
+        if isinstance(item, Region) and item.kind == kind and item.name not in names:
+            names.append(item.name)
+    return names
+
+
+def variant_source(master_text: str, name: str, kind: str | None = None, where: str = "<master>",
+                   exercise_id: str | None = None, title: str | None = None) -> str:
+    """The variant ``name`` (a FAIR or WRONG region name) as a learner's file, in the starter's layout.
+
+    At every site with a region of that name, its uncommented code replaces the solution; sites
+    without one keep the solution code; a region of that name outside any site is inserted,
+    uncommented, where it stands. ``kind`` ("FAIR" or "WRONG") is needed only when a fair and a
+    wrong fix share the name. ``exercise_id`` and ``title`` fill the banner (default: from the header).
+    """
+    header, items = _header_and_body(master_text, where)
+    kinds = [k for k in VARIANT_KINDS if name in _variant_names(items, k) and kind in (None, k)]
+    if not kinds:
+        known = [f"{k} {n}" for k in VARIANT_KINDS for n in _variant_names(items, k)]
+        raise ExerciseFormatError(f"{where}: no {kind or 'FAIR or WRONG'} region is named {name!r}; known: {known or 'none'}")
+    if len(kinds) > 1:
+        raise ExerciseFormatError(f"{where}: {name!r} names both a FAIR and a WRONG variant; pass kind=\"FAIR\" or \"WRONG\"")
+    chosen = kinds[0]
+    replaced = {r.site for r in items if isinstance(r, Region) and r.kind == chosen and r.name == name and r.site is not None}
+
+    def keep(region: Region) -> str:
+        if region.kind == chosen and region.name == name:
+            return "uncomment"
+        if region.kind == "SOLUTION" and region.site not in replaced:
+            return "code"
+        return "drop"
+
+    body = _render(items, where, keep)
+    banner = _banner(exercise_id or Path(where).stem, title if title is not None else str(header.get("title", "")))
+    return _with_requirements(_tidy("".join(banner) + body), _requirement_texts(header))
 
 
 def solution_view(exercise: "Exercise") -> str:
     """The reference fix as a learner reads it: the starter's layout with the SOLUTION code in."""
-    _, code = split_header(exercise.master.read_text(encoding="utf-8"), exercise.id)
-    kept = [line for region, _, line in _regions(code, exercise.id) if region in (None, "SOLUTION")]
-    return f"# Reference solution of {exercise.id}: {exercise.title}\n" + re.sub(r"\n{3,}(?=\S)", "\n\n\n", "".join(kept)).rstrip("\n") + "\n"
+    _, items = _header_and_body(exercise.master.read_text(encoding="utf-8"), exercise.id)
+    body = _render(items, exercise.id, lambda region: "code" if region.kind == "SOLUTION" else "drop")
+    return f"# Reference solution of {exercise.id}: {exercise.title}\n" + _tidy(body)
+
+
+def _without_variants(code: str, where: str, offset: int = 0) -> str:
+    """The master's code with every FAIR and WRONG region (markers included) removed."""
+    items = _parse_body(code, where, offset)
+    return _render(items, where, lambda region: "drop" if region.kind in VARIANT_KINDS else "marked")
 
 
 def _expect(condition: bool, where: str, message: str) -> None:
@@ -279,7 +562,8 @@ def parse_master(path: Path) -> Exercise:
     for key in ("title", "entry", "syllabus", "checks", "starter_fails", "hints"):
         _expect(key in header, where, f"the header needs '{key}'")
     known = {"format_version", "title", "syllabus", "section", "entry", "factory", "compile", "submission_may_set",
-             "allow_config", "checks", "starter_fails", "hints", "timeout", "config_may_add", "driver", "scan_allow"}
+             "allow_config", "checks", "starter_fails", "hints", "timeout", "config_may_add", "driver", "scan_allow",
+             "requirements", "fair", "wrong"}
     unknown = set(header) - known
     _expect(not unknown, where, f"unknown header keys {sorted(unknown)}")
     syllabus = [str(s) for s in header["syllabus"]]
@@ -349,9 +633,15 @@ def parse_master(path: Path) -> Exercise:
     hints = [str(h).strip() for h in header["hints"]]
     _expect(len(hints) >= 2 and all(hints), where, "give at least two non-empty hints (a ladder: where, then how)")
 
+    requirements = _requirements(header, names, where)
+    fair, wrong = _variant_entries(header, requirements, where)
+
     # Regions must pair up and the starter must be valid Python with a TODO at the place to change.
-    regions = {region for region, _, _ in _regions(code, where)}
-    _expect("SOLUTION" in regions and "STARTER" in regions, where, "mark the fix with SOLUTION and the broken code with STARTER")
+    _, items = _header_and_body(text, where)
+    regions = [item for item in items if isinstance(item, Region)]
+    kinds = {region.kind for region in regions}
+    _expect("SOLUTION" in kinds and "STARTER" in kinds, where, "mark the fix with SOLUTION and the broken code with STARTER")
+    _check_variant_regions(regions, fair, wrong, where)
     starter = starter_source(text, exercise_id, header["title"], where)
     try:
         ast.parse(starter)
@@ -362,8 +652,10 @@ def parse_master(path: Path) -> Exercise:
         module = ast.parse(text)
     except SyntaxError as exc:
         raise ExerciseFormatError(f"{where}: the master is not valid Python: {exc}") from None
-    task = ast.get_docstring(module) or ""
-    _expect(bool(task.strip()), where, "start the code with a docstring that states the task")
+    statement = (ast.get_docstring(module) or "").strip()
+    _expect(bool(statement), where, "start the code with a docstring that states the task")
+    _check_variants_render(text, exercise_id, str(header["title"]), fair, wrong, where)
+    task = statement + ("\n\n" + requirements_block([r.text for r in requirements]) if requirements else "")
 
     return Exercise(
         id=exercise_id,
@@ -382,10 +674,133 @@ def parse_master(path: Path) -> Exercise:
         starter_fails=starter_fails,
         hints=hints,
         timeout=float(header.get("timeout", 90)),
-        task=task.strip(),
+        task=task,
         master=path,
         scan_allow=[str(rule) for rule in header.get("scan_allow", [])],
+        statement=statement,
+        requirements=requirements,
+        fair=fair,
+        wrong=wrong,
     )
+
+
+def _table(header: dict, key: str, where: str) -> list[dict]:
+    entries = header.get(key, [])
+    _expect(isinstance(entries, list) and all(isinstance(e, dict) for e in entries), where,
+            f"'{key}' is a list of tables: write each entry as [[{key}]]")
+    return entries
+
+
+def _keys(entry: dict, required: set[str], label: str, where: str) -> None:
+    missing, extra = required - set(entry), set(entry) - required
+    _expect(not missing, where, f"{label} needs {sorted(missing)}")
+    _expect(not extra, where, f"{label} does not take {sorted(extra)} (it takes {sorted(required)})")
+
+
+def _text(value, label: str, where: str) -> str:
+    _expect(isinstance(value, str) and value.strip() != "", where, f"{label} must be a non-empty string")
+    _expect("\n" not in value.strip(), where, f"{label} must be one line")
+    _expect("\\" not in value and '"""' not in value and "'''" not in value, where,
+            f"{label} must not contain a backslash or triple quotes (it is copied into the starter's docstring)")
+    return value.strip()
+
+
+def _requirements(header: dict, check_names: set[str], where: str) -> list[Requirement]:
+    found: list[Requirement] = []
+    for entry in _table(header, "requirements", where):
+        rid = entry.get("id")
+        label = f"requirement {rid!r}" if isinstance(rid, str) else "a [[requirements]] entry"
+        _keys(entry, {"id", "text", "checks"}, label, where)
+        _expect(isinstance(rid, str) and NAME_PATTERN.match(rid) is not None, where,
+                f"{label}: id must match [a-z][a-z0-9_]*")
+        _expect(all(r.id != rid for r in found), where, f"two requirements have the id {rid!r}")
+        text = _text(entry["text"], f"requirement {rid!r}: text", where)
+        checks = entry["checks"]
+        _expect(isinstance(checks, list) and bool(checks) and all(isinstance(c, str) for c in checks), where,
+                f"requirement {rid!r}: checks lists the names of the checks that enforce it (at least one)")
+        unknown = [c for c in checks if c not in check_names]
+        _expect(not unknown, where, f"requirement {rid!r} names unknown checks {unknown}; the checks are {sorted(check_names)}")
+        _expect(len(set(checks)) == len(checks), where, f"requirement {rid!r} names a check twice")
+        found.append(Requirement(rid, text, tuple(checks)))
+    return found
+
+
+def _variant_entries(header: dict, requirements: list[Requirement], where: str) -> tuple[list[FairFix], list[WrongFix]]:
+    fair: list[FairFix] = []
+    for entry in _table(header, "fair", where):
+        name = entry.get("name")
+        label = f"fair fix {name!r}" if isinstance(name, str) else "a [[fair]] entry"
+        _keys(entry, {"name", "why"}, label, where)
+        _expect(isinstance(name, str) and NAME_PATTERN.match(name) is not None, where, f"{label}: name must match [a-z][a-z0-9_]*")
+        _expect(all(f.name != name for f in fair), where, f"two [[fair]] entries are named {name!r}")
+        fair.append(FairFix(name, _text(entry["why"], f"{label}: why", where)))
+    by_id = {r.id: r for r in requirements}
+    wrong: list[WrongFix] = []
+    for entry in _table(header, "wrong", where):
+        name = entry.get("name")
+        label = f"wrong fix {name!r}" if isinstance(name, str) else "a [[wrong]] entry"
+        _keys(entry, {"name", "breaks", "fails", "message"}, label, where)
+        _expect(isinstance(name, str) and NAME_PATTERN.match(name) is not None, where, f"{label}: name must match [a-z][a-z0-9_]*")
+        _expect(all(w.name != name for w in wrong), where, f"two [[wrong]] entries are named {name!r}")
+        breaks = entry["breaks"]
+        _expect(breaks in by_id, where, f"{label}: breaks = {breaks!r} is not a requirement id; the ids are {sorted(by_id)}")
+        fails = entry["fails"]
+        _expect(isinstance(fails, list) and bool(fails) and all(isinstance(c, str) for c in fails), where,
+                f"{label}: fails lists the checks that must fail (at least one)")
+        outside = [c for c in fails if c not in by_id[breaks].checks]
+        _expect(not outside, where, f"{label}: fails names {outside}, which do not enforce requirement {breaks!r} "
+                f"(its checks are {list(by_id[breaks].checks)})")
+        message = entry["message"]
+        _expect(isinstance(message, str) and message.strip() != "", where, f"{label}: message is a regular expression the "
+                "failing checks' messages must match")
+        try:
+            re.compile(message)
+        except re.error as exc:
+            raise ExerciseFormatError(f"{where}: {label}: message is not a valid regular expression: {exc}") from None
+        wrong.append(WrongFix(name, breaks, tuple(fails), message))
+    return fair, wrong
+
+
+def _check_variant_regions(regions: list, fair: list, wrong: list, where: str) -> None:
+    """Every FAIR/WRONG region has a header entry and every entry at least one region."""
+    for kind, entries, table in (("FAIR", fair, "fair"), ("WRONG", wrong, "wrong")):
+        declared = {e.name for e in entries}
+        marked = {r.name for r in regions if r.kind == kind}
+        for region in regions:
+            if region.kind == kind and region.name not in declared:
+                raise ExerciseFormatError(f"{where}:{region.line}: the {kind} region {region.name!r} has no [[{table}]] "
+                                          f"entry in the header; add one with name = \"{region.name}\"")
+        for name in sorted(declared - marked):
+            raise ExerciseFormatError(f"{where}: [[{table}]] {name!r} has no '# BEGIN {kind} {name}' region in the code")
+
+
+def _check_variants_render(text: str, exercise_id: str, title: str, fair: list, wrong: list, where: str) -> None:
+    """Each variant is valid Python, and a FAIR one differs from the reference solution."""
+    shared = {f.name for f in fair} & {w.name for w in wrong}
+    solution = _code_shape(variant_free_solution(text, where))
+    for kind, entries in (("FAIR", fair), ("WRONG", wrong)):
+        for entry in entries:
+            source = variant_source(text, entry.name, kind if entry.name in shared else None, where, exercise_id, title)
+            try:
+                shape = _code_shape(source)
+            except SyntaxError as exc:
+                raise ExerciseFormatError(f"{where}: the {kind} variant {entry.name!r} is not valid Python once uncommented: "
+                                          f"{exc}") from None
+            _expect(shape != solution, where, f"the {kind} variant {entry.name!r} is the reference solution itself "
+                    "(same code once comments are dropped); it must differ from it")
+
+
+def variant_free_solution(master_text: str, where: str = "<master>") -> str:
+    """The solution as a learner's file: the starter's layout with every SOLUTION in (no GRADER)."""
+    _, items = _header_and_body(master_text, where)
+    return _render(items, where, lambda region: "code" if region.kind == "SOLUTION" else "drop")
+
+
+def _code_shape(source: str) -> str:
+    tree = ast.parse(source)
+    if tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(getattr(tree.body[0], "value", None), ast.Constant):
+        tree.body = tree.body[1:]  # the docstring
+    return ast.dump(tree)
 
 
 def _sort_key(exercise: Exercise):

@@ -1,12 +1,16 @@
-# Exercise breaks_checkpoint: Save the activations outside the graph
+# Exercise breaks_checkpoint: One graph for an encoder whose activations are saved
 # Edit this file, then check it with:  python -m autograder check breaks_checkpoint
 # Stuck? python -m autograder hint breaks_checkpoint   Start over: python -m autograder reset breaks_checkpoint
-"""Keep `encode` in one graph while its hidden activations still get saved.
+"""Make `encode` compile as one graph with `fullgraph=True`.
 
-`encode` is compiled with `fullgraph=True`, so any graph break is an error. It currently saves
-its hidden activations with `torch.save` in the middle of the computation, and that call cannot
-be traced. Change `encode` so that it returns `(embedding, hidden)`: the caller, `run`, saves
-`hidden` outside the compiled code.
+`run` is what the training script does on every batch: it compiles `encode`, calls it, and saves
+the hidden activations to `path`. Eagerly it works; compiled with `fullgraph=True` it fails. You
+may change `encode` and `run` together. The grader compiles and checks `encode` itself; `run` is
+yours to keep right, it is not graded.
+
+What the grader checks:
+- `encode` compiles as one graph with `fullgraph=True`: no graph break.
+- `encode` returns `(embedding, hidden)`: the row-normalised embedding, and the hidden activations for its caller to save.
 """
 
 import torch
@@ -14,17 +18,18 @@ import torch.nn.functional as F
 
 
 def encode(x, weight):
+    # TODO: make this function compile with fullgraph=True (its caller, run, may change too).
     hidden = torch.tanh(x @ weight)
-    torch.save(hidden, "hidden.pt")  # TODO: this call cannot be traced; move the save out of encode
+    torch.save(hidden, "hidden.pt")
     return F.normalize(hidden, dim=-1)
 
 
 def run(x, weight, path="hidden.pt"):
     """What the training script does: compile encode, call it, keep the activations."""
-    # backend="eager" runs the captured graphs as they are: tracing, breaks, guards and recompiles
-    # are exactly those of the default Inductor backend, without its compile time.
+    # backend="eager" runs the captured graph as it is, without generating code: the trace and its
+    # graph breaks are the ones the default backend (Inductor) would see, at a fraction of the time.
     compiled = torch.compile(encode, fullgraph=True, backend="eager")
-    return compiled(x, weight)  # TODO: save the hidden activations here, outside the compiled code
+    return compiled(x, weight)
 
 
 if __name__ == "__main__":
