@@ -87,6 +87,23 @@ def test_every_master_and_starter_passes_the_policy():
     assert problems == []
 
 
+def test_every_fair_and_wrong_variant_of_the_masters_passes_the_policy():
+    """A master's FAIR variants are fair fixes its author wrote: none may be refused. Its WRONG ones
+    must fail by the checks, with their own message, so the policy must not refuse them either."""
+    import re
+
+    from autograder.format.exercise import variant_source
+
+    problems, seen = [], 0
+    for exercise in EXERCISES.values():
+        text = exercise.master.read_text()
+        for kind, name in sorted(set(re.findall(r"^\s*# BEGIN (FAIR|WRONG) (\S+)", text, re.M))):
+            source = variant_source(text, name, kind=kind, where=str(exercise.master), exercise_id=exercise.id, title=exercise.title)
+            problems += [f"{exercise.id} {kind} {name}: {f}" for f in policy.check(source, exercise)]
+            seen += 1
+    assert seen >= 10 and problems == []
+
+
 def test_every_scan_allow_entry_is_well_formed():
     assert [p for e in EXERCISES.values() for p in policy.allow_problems(e.scan_allow)] == []
     assert policy.allow_problems(["threading", "import:", "name:print", "special:eq"]) and not policy.allow_problems(["name:open"])
