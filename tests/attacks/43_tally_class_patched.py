@@ -1,7 +1,7 @@
 # /// attack
 # exercise = "trace_tolist"
 # class = 8
-# kind = "graphs"
+# kind = "compiles"
 # why = "patch the lab's GraphTally so that every count reads as one graph"
 # ///
 from autograder.lab import GraphTally
