@@ -131,6 +131,10 @@ ACTIONS = textwrap.dedent('''
     def leave_the_folder():
         os.chdir(os.getcwd())
 
+    def read_proc():
+        with open("/proc/self/status") as handle:
+            return handle.read()
+
     def evaluated_annotation():
         def f(x: "__import__('os').system('true')"):
             pass
@@ -187,7 +191,7 @@ REFUSED = ["getframe", "current_frames", "traceback_frame", "generator_frame", "
            "build_function", "gc_objects", "gc_referrers", "settrace", "setprofile", "run_exec", "load_marshal",
            "load_pickle", "system", "popen", "fork", "kill_other", "open_socket", "use_ctypes", "map_memory", "lower_limits",
            "write_outside", "write_outside_with_pathlib", "write_an_fd", "remove_outside", "change_environment",
-           "leave_the_folder", "evaluated_annotation"]
+           "leave_the_folder", "evaluated_annotation", "read_proc"]
 ALLOWED = ["write_scratch", "kill_self", "log_and_format", "compile_with_torch", "set_own_class_attribute", "torch_save_scratch"]
 OTHER = ["add_hook"]
 

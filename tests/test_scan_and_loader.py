@@ -42,7 +42,8 @@ REFUSED = [
     ("from torch._dynamo.utils import counters", "import"), ("import torch._dynamo as d\nd.eval_frame", "private"),
     ("import torch\nd = torch._dynamo\nd.convert_frame", "private"), ("def f(x):\n    return x._base", "private"),
     ("def f(self):\n    return self._x", "private"), ("class A:\n    def f(self):\n        self = 1\n        return self._x", "private"),
-    ("'{0._secret}'.format(1)", "private"),
+    ("'{0._secret}'.format(1)", "private"), ("import torch\ntorch.load('/proc/self/mem')", "path"),
+    ("import numpy as np\nnp.fromfile('x')", "import"),
     # dunders and introspection
     ("def f(x):\n    return x.__class__", "dunder"), ("print(__builtins__)", "dunder"), ("def f(g):\n    return g.__globals__", "dunder"),
     ("__name__ = '__main__'", "dunder"), ("def __getattr__(name):\n    return 1", "dunder"), ("x = '__glob' 'als__'", "dunder"),

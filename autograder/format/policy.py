@@ -76,6 +76,7 @@ DENIED = {
     "numpy.lib.format": "it can load pickles, which run code",
     "numpy.lib.npyio": "it can load pickles, which run code",
     "numpy.memmap": "it maps files into memory",
+    "numpy.fromfile": "it reads raw bytes from any file (the process's own memory through /proc)",
     "numpy.save": "it writes files",
     "numpy.savez": "it writes files",
     "numpy.savez_compressed": "it writes files",
@@ -698,6 +699,8 @@ class _Walker:
         parent = self.parents.get(id(node))
         if isinstance(parent, ast.Compare) and value == "__main__":
             return
+        if value.startswith(("/proc/", "/dev/mem", "/dev/kmem", "/sys/fs/cgroup")):
+            self.flag(node, "path", f"the path {value[:40]!r} reaches the state of the grading's processes; no fix needs it")
         dunders = {m for m in _DUNDER_TEXT.findall(value) if m not in READABLE_DUNDERS and m != "__main__"}
         if dunders:
             self.flag(node, "dunder", f"the string {value[:40]!r} names {', '.join(sorted(dunders))}: names of the form __x__ "

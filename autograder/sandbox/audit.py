@@ -180,6 +180,10 @@ def install(learner_files: set[str], workdir: str) -> None:
             target = writes(args)
             if target is not None and decider(True) == "learner":
                 return f"opening {target} for writing (your code may write only in the grading's own folder)"
+            path = args[0] if args else None
+            if target is None and isinstance(path, (str, bytes)) and os.fsdecode(path).startswith("/proc/") \
+                    and decider(True) == "learner":
+                return f"reading {os.fsdecode(path)} (the state of the grading's processes)"
             return None
         if event in _FILE_CHANGES:
             for path in args[:2]:
