@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from autograder.format import build as builder
-from autograder.learner import progress
+from autograder.learner import progress, workspace
+from autograder.learner.names import unknown_id_message
 from autograder.format.exercise import ExerciseFormatError, discover, load, requirements_block
 from autograder.engine.grader import grade
 from autograder.learner.report import print_result
+from autograder.learner.waiting import terminal_progress
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -27,8 +30,7 @@ def _exercise(exercise_id: str):
     try:
         return load(exercise_id)
     except KeyError:
-        known = ", ".join(e.id for e in discover())
-        raise UsageError(f"unknown exercise id {exercise_id!r}. Known: {known}") from None
+        raise UsageError(unknown_id_message(exercise_id, [e.id for e in discover()])) from None
 
 
 def cmd_list(args) -> int:
@@ -82,8 +84,10 @@ def cmd_check(args) -> int:
 
 
 def _check_and_record(exercise, seed=None, warm=False):
-    print(f"Checking {exercise.rel(exercise.starter)} ({exercise.title}) ...", flush=True)
-    result = grade(exercise.id, seed=seed, warm=warm)
+    copy = workspace.ensure_copy(exercise)
+    print(f"Checking {workspace.shown(copy)} ({exercise.title}) ...", flush=True)
+    with terminal_progress(exercise):
+        result = grade(exercise.id, copy, seed=seed, warm=warm)
     print_result(result)
     progress.record_result(exercise.id, result.passed, result.score, result.max_score)
     return result
@@ -95,10 +99,11 @@ def cmd_watch(args) -> int:
 
     exercise = _exercise(args.id) if args.id else _next_unsolved()
     while exercise is not None:
-        print(f"\nWatching {exercise.rel(exercise.starter)}. Save the file to check it; Ctrl-C to stop.", flush=True)
+        copy = workspace.ensure_copy(exercise)
+        print(f"\nWatching {workspace.shown(copy)}. Save the file to check it; Ctrl-C to stop.", flush=True)
         last = None
         while True:
-            stamp = exercise.starter.stat().st_mtime_ns if exercise.starter.exists() else None
+            stamp = copy.stat().st_mtime_ns if copy.exists() else None
             if stamp != last:
                 last = stamp
                 if _check_and_record(exercise, warm=True).passed:
@@ -146,7 +151,7 @@ def cmd_solution(args) -> int:
     exercise = _exercise(args.id)
     if not (progress.passed(exercise.id) or args.force):
         print(f"The reference solution opens after you pass {exercise.id} "
-              f"(or with --force, if you have decided to look). Try `python -m autograder hint {exercise.id}` first.")
+              f"(or with --force, if you have decided to look). Try `./course hint {exercise.id}` first.")
         return EXIT_FAILED
     print(solution_view(exercise))
     return EXIT_OK
@@ -161,16 +166,21 @@ def cmd_hint(args) -> int:
     level = progress.next_hint_level(exercise.id, len(exercise.hints))
     print(f"Hint {level + 1}/{len(exercise.hints)} for {exercise.id}: {exercise.hints[level]}")
     if level + 1 < len(exercise.hints):
-        print(f"(Run `python -m autograder hint {exercise.id}` again for the next one.)")
+        print(f"(Run `./course hint {exercise.id}` again for the next one.)")
     if exercise.requirements:
         print("\n" + requirements_block([r.text for r in exercise.requirements]))
     return EXIT_OK
 
 
 def cmd_reset(args) -> int:
-    exercise = _exercise(args.id)
-    path = builder.restore_starter(exercise)
-    print(f"Restored {exercise.rel(path)} to its starting state.")
+    lesson = workspace.find_lesson(args.id)
+    if lesson is not None:
+        path, kept = workspace.reset_lesson(lesson)
+        what = f"Made {workspace.shown(path)} afresh from {workspace.shown(lesson)}"
+    else:
+        path, kept = workspace.reset_copy(_exercise(args.id))
+        what = f"Restored {workspace.shown(path)} to its starting state"
+    print(f"{what}; your previous file is kept as {workspace.shown(kept)}." if kept else f"{what}.")
     return EXIT_OK
 
 
@@ -250,7 +260,7 @@ def main_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=None, help="wall-clock limit in seconds (default: the exercise's)")
     p.set_defaults(run=cmd_grade)
 
-    p = sub.add_parser("check", help="grade your working copy in exercises/ and explain the result")
+    p = sub.add_parser("check", help="grade your copy (workspace/exercises/...) and explain the result")
     p.add_argument("id", nargs="?", help="exercise id (default: the next one you have not passed)")
     p.add_argument("--seed", type=int, default=None, help="seed for the hidden inputs")
     p.set_defaults(run=cmd_check)
@@ -275,8 +285,8 @@ def main_parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="show every hint at once")
     p.set_defaults(run=cmd_hint)
 
-    p = sub.add_parser("reset", help="restore an exercise's starting file (your edits are lost)")
-    p.add_argument("id", help="exercise id")
+    p = sub.add_parser("reset", help="restore an exercise's starting file, or make a lesson's notebook afresh (the old one is kept as a backup)")
+    p.add_argument("id", help="exercise id, or a lesson (01, 01_dynamo_core)")
     p.set_defaults(run=cmd_reset)
 
     p = sub.add_parser("build", help="regenerate exercises/ and the index files from solutions/")
@@ -325,3 +335,18 @@ def main(argv: list[str] | None = None) -> int:
     except ExerciseFormatError as exc:
         print(f"error: an exercise master is malformed: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:  # Ctrl-C in watch or check: stop, without a traceback
+        print("\nStopped.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `list | head`: the reader left; say nothing more
+        _silence_stdout()
+        return EXIT_FAILED
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

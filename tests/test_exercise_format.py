@@ -66,7 +66,7 @@ def test_the_starter_drops_solution_and_grader_and_uncomments_the_broken_code(tm
     tree = ast.parse(text)
     assert "print(x)  # TODO: remove the print\n\n    return x.sin()" in text
     assert "BEGIN" not in text and "calls(" not in text and "/// exercise" not in text
-    assert "python -m autograder check demo_one" in text
+    assert "./course check demo_one" in text
     assert [n.name for n in tree.body if isinstance(n, ast.FunctionDef)] == ["f"]
 
 

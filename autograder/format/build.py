@@ -57,8 +57,9 @@ def lesson_sections() -> dict[str, str]:
 
 def exercises_index(exercises: list[Exercise]) -> str:
     lines = [GENERATED_NOTE, "", "# Exercises", "",
-             "Each file here is broken on purpose. Open it, read the task at the top, fix it, then run",
-             "`python -m autograder check ID`. `python -m autograder hint ID` gives the next hint.", "",
+             "Each file here is a starting file, broken on purpose. You edit your own copy of it,",
+             "`workspace/exercises/CHAPTER/ID.py` (made by `./course start`, or by the first `./course check ID`),",
+             "so that these stay as they are; `./course check ID` grades your copy, `./course hint ID` gives a hint.", "",
              "| id | chapter | syllabus | title | lesson | points | needs |", "|---|---|---|---|---|---|---|"]
     for e in exercises:
         lines.append(f"| [{e.id}]({e.chapter}/{e.id}.py) | {e.chapter_number} | {', '.join(e.syllabus)} | {e.title} "
@@ -93,10 +94,9 @@ def course_home(exercises: list[Exercise]) -> str:
              "the lesson, edit it, and `check` it.", ""]
     for lesson in lesson_files():
         rel = lesson.relative_to(ROOT).as_posix()
-        notebook = lesson.with_suffix(".ipynb").name
-        lines.append(f"## [{lesson_title(lesson)}]({notebook})")
-        lines.append("")
-        lines.append(f"Notebook made by `./course start` from the text source [{lesson.name}]({lesson.name}).")
+        # Links name the tracked text; in the learner's workspace copy of this page they open the
+        # lesson's notebook (learner/workspace.py relinks them).
+        lines.append(f"## [{lesson_title(lesson)}]({lesson.name})")
         lines.append("")
         for sid in [sid for sid, where in sections.items() if where == rel]:
             practised = [e for e in exercises if sid in e.syllabus]

@@ -443,8 +443,8 @@ def _header_and_body(master_text: str, where: str) -> tuple[dict, list]:
 def _banner(exercise_id: str, title: str) -> list[str]:
     return [
         f"# Exercise {exercise_id}: {title}\n",
-        f"# Edit this file, then check it with:  python -m autograder check {exercise_id}\n",
-        f"# Stuck? python -m autograder hint {exercise_id}   Start over: python -m autograder reset {exercise_id}\n",
+        f"# Edit this file, then check it with:  ./course check {exercise_id}\n",
+        f"# Stuck? ./course hint {exercise_id}   Start over: ./course reset {exercise_id}\n",
     ]
 
 
