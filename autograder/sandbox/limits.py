@@ -11,16 +11,27 @@ at the limit. RLIMIT_AS counts the address space, every shared library's mapping
 CUDA build of torch maps several GiB of CUDA libraries on import, and a 4 GiB address-space cap
 made an idle grading fail with "MemoryError: std::bad_alloc" (issue 19, item 9). Where the kernel
 does not enforce RLIMIT_DATA on mappings (before 4.7, other systems) the limit still bounds brk.
+
+The file-size limit binds the compilers a grading starts too, and must fit what they write. Inductor
+compiles a CPU kernel to a shared library of a few hundred KiB, but by default it first precompiles
+its C++ prelude into a header of about 150 MiB (torch 2.13, g++ 12), which g++ cannot write under
+the limit ("internal compiler error: File size limit exceeded", the file left cut off at 64 MiB in a
+cache every grading shares; issue 19, item 9). So a contained process compiles without precompiled
+headers: the header would be rebuilt in a grading's private cache anyway, and a grading should leave
+nothing in a shared one.
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 import resource
+import sys
 
 # What one grading may write to memory. A grading with the eager or aot_eager backend peaks below
 # 1 GiB resident; the Inductor speed checks and the CUDA build's allocators stay under 2 GiB.
 MEMORY_LIMIT = 4 << 30
+# The largest file one grading may write: far above Inductor's kernels, far below a disk-filling one.
 FILE_SIZE_LIMIT = 64 << 20
 
 _CLONE_NEWNET = 0x40000000
@@ -62,6 +73,8 @@ def contain(timeout: float) -> list[str]:
             pass
     if details:
         applied.append("limits (hard = soft): " + ", ".join(details))
+    if "file size" in applied:
+        compile_within_the_file_size_limit()
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.unshare(_CLONE_NEWNET) == 0:
@@ -69,6 +82,17 @@ def contain(timeout: float) -> list[str]:
     except (OSError, AttributeError):
         pass
     return applied
+
+
+def compile_within_the_file_size_limit() -> None:
+    """Inductor without precompiled headers, which are larger than ``FILE_SIZE_LIMIT``: through the
+    environment for a torch imported later (a cold child, the reproducers it starts) and through the
+    configuration already loaded (a child forked from the warm worker)."""
+    os.environ["TORCHINDUCTOR_CPP_CACHE_PRECOMPILE_HEADERS"] = "0"
+    config = sys.modules.get("torch._inductor.config")
+    if config is not None:
+        config.cpp_cache_precompile_headers = False
+        config.aot_inductor.precompile_headers = False
 
 
 def lower_memory(limit: int) -> None:
