@@ -93,7 +93,7 @@ _JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _BRACKET = re.compile(r"[\[\]{}]")
 
 
-def _too_deep(text: str) -> bool:
+def too_deeply_nested(text: str) -> bool:
     """Whether the JSON text nests brackets deeper than MAX_NOTEBOOK_DEPTH (brackets inside strings
     do not count)."""
     depth = 0
@@ -110,7 +110,7 @@ def parse_notebook(data: bytes | str) -> dict:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
     except UnicodeDecodeError as exc:
         raise SubmissionError(f"this notebook is not UTF-8: byte {exc.start} is not valid text. Save it from Jupyter again.") from None
-    if _too_deep(text):
+    if too_deeply_nested(text):
         raise SubmissionError(f"this notebook is too deeply nested: its JSON nests more than {MAX_NOTEBOOK_DEPTH} levels, "
                               "which no notebook Jupyter saves does. Save it from Jupyter again.")
     try:
