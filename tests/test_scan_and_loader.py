@@ -404,3 +404,14 @@ def test_property_grading_garbage_is_a_failed_result(tmp_path, data, suffix):
     path.write_bytes(b"\x00" + data if suffix == ".py" else data)
     result = grade("breaks_checkpoint", path, seed=2)
     assert not result.passed and result.score == 0 and result.message
+
+
+def test_the_damaged_notebook_reader_refuses_a_deep_notebook_instead_of_crashing():
+    """grade-batch, Gradescope and nbgrader read notebooks through classroom/salvage.py, not the
+    loader: the same depth limit holds there (json.loads alone raises RecursionError)."""
+    from autograder.classroom.salvage import read_text
+
+    reading = read_text(b'{"cells": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+    assert reading.cells == [] and "nests more than 100 levels" in reading.problem
+    cut_off = read_text(b'{"cells": [{"cell_type": "code", "source": "x = 1", "metadata": {}}, ' + b"[" * 100_000)
+    assert "nests more than" in cut_off.problem
