@@ -208,7 +208,8 @@ def test_a_coding_cookie_submission_is_refused_through_the_cli(tmp_path):
     path = tmp_path / "breaks_checkpoint.py"
     path.write_bytes(b"# -*- coding: unicode_escape -*-\n" + SOLUTION.encode())
     code, data = grade_json("breaks_checkpoint", path)
-    assert code == 1 and data["status"] == "failed" and "encoding" in data["message"]
+    # grade() refuses the cookie as a load error before the policy reads the file (trust's coding_problem)
+    assert code == 1 and data["status"] == "error" and "encoding" in data["message"] and "utf-8" in data["message"]
 
 
 # -- the loader --------------------------------------------------------------------------------------
