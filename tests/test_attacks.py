@@ -109,6 +109,18 @@ def _environ(pid: str) -> bytes:
         return b""
 
 
+def _a_warm_worker_of_ours(pid: str) -> bool:
+    """A warm worker the pool started (since the trust merge it may start one anew between gradings):
+    a direct child of this test process running the zygote. What a grading starts descends from a
+    grading child, never from this process, whatever its command line says."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[1] == str(os.getpid()) and b"from autograder.engine.zygote import serve" in cmdline
+
+
 class Leftovers:
     """Processes and files a grading could leave: those that carry this module's private TMPDIR in
     their environment (every grading child and what it starts inherits it, or a folder inside it),
@@ -122,7 +134,8 @@ class Leftovers:
 
     def processes(self) -> set[str]:
         mine = str(os.getpid())
-        return {pid for pid in os.listdir("/proc") if pid.isdigit() and pid != mine and self.marker in _environ(pid)}
+        return {pid for pid in os.listdir("/proc") if pid.isdigit() and pid != mine and self.marker in _environ(pid)
+                and not _a_warm_worker_of_ours(pid)}
 
     def files(self) -> set[str]:
         found = {str(p) for p in self.tmpdir.rglob("*")}
