@@ -1,7 +1,7 @@
 # /// attack
 # exercise = "compile_in_place"
 # class = 8
-# kind = "custom"
+# kind = "same_module"
 # why = "return the compiled wrapper and rebind the module's Net to its type, so that a type check agrees"
 # ///
 def prepare(model):
