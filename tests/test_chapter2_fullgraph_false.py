@@ -380,7 +380,7 @@ def test_silencing_errors_on_the_strict_starter_fails_too(submission):
 
 def test_compile_in_place_saving_orig_mod_loads_but_is_not_the_model(submission):
     cheat = swap(starter("compile_in_place"), "    torch.save(model.state_dict(), path)",
-                 "    torch.save(getattr(model, \"_orig_mod\", model).state_dict(), path)")
+                 "    torch.save({k.removeprefix('_orig_mod.'): v for k, v in model.state_dict().items()}, path)")
     result = graded(submission, "compile_in_place", cheat)
     assert not result.passed and status(result)["checkpoint"] == "passed" and status(result)["same_model"] == "failed"
 

@@ -21,16 +21,24 @@ def same_module_reference(spec, ref) -> Prepared:
 
 @references("checkpoint")
 def checkpoint_reference(spec, ref) -> Prepared:
-    """A plain model of the master's class, built as the learner's is (seed 0): its state and its output."""
+    """A plain model of the master's class, built as the learner's is (seed 0), then moved by shifts drawn
+    from the grading's seed, which the measure applies to the learner's model after ``prepare``: its
+    state and its output. A checkpoint can hold these weights only if it was written from that model
+    (a fresh model built with the same seed holds the unshifted ones)."""
     import torch
 
     shape = [int(n) for n in spec.params.get("input_shape", [4, 8])]
     x = torch.randn(*shape, generator=torch.Generator().manual_seed(1))
     torch.manual_seed(0)
     plain = getattr(ref.master, spec.params.get("model", "Net"))()
+    draw = torch.Generator().manual_seed(ref.seed)
+    shifts = [torch.randn(p.shape, generator=draw) / 4 for p in plain.parameters()]
     with torch.no_grad():
+        for parameter, shift in zip(plain.parameters(), shifts):
+            parameter.add_(shift)
         out = plain(x)
-    return Prepared(judge={"state": to_plain(dict(plain.state_dict())), "output": to_plain(out)}, learner={"x": x})
+    return Prepared(judge={"state": to_plain(dict(plain.state_dict())), "output": to_plain(out)},
+                    learner={"x": x, "shifts": shifts})
 
 
 def _prepared(spec, lab):
@@ -69,8 +77,12 @@ def checkpoint_measure(spec, lab) -> dict:
     built = _prepared(spec, lab)
     if built is None:
         return {"missing": True}
-    _, _, prepared, tally = built
-    out = prepared(lab.data[spec.name]["x"])
+    _, model, prepared, tally = built
+    data = lab.data[spec.name]
+    with torch.no_grad():  # as training would, move the weights: the checkpoint must hold the moved ones
+        for parameter, shift in zip(model.parameters(), data["shifts"], strict=True):
+            parameter.add_(shift)
+    out = prepared(data["x"])
     if not tally.runs:
         return {"missing": False, "ran_compiled": False}
     path = os.path.join(lab.scratch, "checkpoint.pt")
