@@ -109,16 +109,29 @@ def _environ(pid: str) -> bytes:
         return b""
 
 
-def _a_warm_worker_of_ours(pid: str) -> bool:
-    """A warm worker the pool started (since the trust merge it may start one anew between gradings):
-    a direct child of this test process running the zygote. What a grading starts descends from a
-    grading child, never from this process, whatever its command line says."""
+def _stat(pid: str) -> list[str]:
+    """The fields of /proc/PID/stat after the command name: state, ppid, pgrp, session, ..."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def _a_zygote_of_ours(pid: str) -> bool:
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        return _stat(pid)[1] == str(os.getpid()) and b"from autograder.engine.zygote import serve" in Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return False
-    return stat.rsplit(")", 1)[1].split()[1] == str(os.getpid()) and b"from autograder.engine.zygote import serve" in cmdline
+
+
+def _a_warm_worker_of_ours(pid: str) -> bool:
+    """A warm worker the pool started (it may start one anew between gradings, as after attack 21),
+    or the helper it forks to learn torch's lazy imports (``zygote._ModuleLearner``), which runs
+    beside the first gradings of a new worker: a process in the session of a zygote that is a direct
+    child of this test process. Every grading's judge starts a session of its own (and a process
+    cannot join a group of another session), so nothing a grading starts passes for one."""
+    try:
+        _, parent, _, session = _stat(pid)[:4]
+    except OSError:
+        return False
+    return session in (pid, parent) and _a_zygote_of_ours(session)
 
 
 class Leftovers:

@@ -132,3 +132,50 @@ def test_a_warm_worker_that_imported_everything_first_agrees_with_a_cold_child(m
     finally:
         zygote.install(previous)
         pool.close()
+
+
+
+def _sweep_keeps_the_kept_child() -> int:
+    """In a process of its own (the sweep kills every other descendant): 0 when it holds, else 1."""
+    import os
+    import time
+
+    from autograder.sandbox import processes
+
+    kept = os.fork()
+    if kept == 0:
+        os._exit(0)
+    swept = os.fork()
+    if swept == 0:
+        time.sleep(60)
+        os._exit(0)
+    time.sleep(0.2)  # the kept child has ended: a zombie, as the warm-up child is once it has reported
+    if processes.kill_descendants(keep={kept}) < 1:
+        return 1
+    try:
+        pid, status = os.waitpid(kept, 0)  # ChildProcessError before the fix
+    except ChildProcessError:
+        return 1
+    try:
+        os.waitpid(swept, os.WNOHANG)
+        return 1  # the swept child was left uncollected
+    except ChildProcessError:
+        return 0 if pid == kept and os.waitstatus_to_exitcode(status) == 0 else 1
+
+
+def test_a_grading_that_ends_after_the_warm_up_child_leaves_it_to_the_zygote():
+    """The zygote's end-of-grading sweep (``kill_descendants(keep=...)``) must not collect the warm-up
+    child it keeps: when that child had already ended, the zygote's own wait for it failed later
+    (ChildProcessError), the zygote died mid-grading, and the pool restarted it (a crash reported
+    as the grader's, and a new warm-up child the attack corpus took for a leftover)."""
+    import os
+
+    sweeper = os.fork()
+    if sweeper == 0:
+        code = 2  # it raised
+        try:
+            code = _sweep_keeps_the_kept_child()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(sweeper, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

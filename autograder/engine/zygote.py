@@ -227,7 +227,10 @@ class _ModuleLearner:
             os.kill(self.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        os.waitpid(self.pid, 0)
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:  # collected already: never the end of the zygote
+            pass
         try:
             names = json.loads(self.data) if self.data else []
         except ValueError:

@@ -104,8 +104,18 @@ def descendants(pid: int) -> list[int]:
     return seen
 
 
-def reap() -> None:
-    """Collect every child that has ended, without waiting for the others."""
+def reap(keep=()) -> None:
+    """Collect every child that has ended, without waiting for the others, but those in ``keep``:
+    their owner waits for them itself (reaped here, the owner's wait would fail, and its pid could
+    meanwhile belong to another process)."""
+    if keep:
+        for pid in children(os.getpid()):
+            if pid not in keep:
+                try:
+                    os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    pass
+        return
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
@@ -124,7 +134,7 @@ def kill_descendants(rounds: int = 50, keep=()) -> int:
     for _ in range(rounds):
         found = [pid for pid in descendants(me) if pid not in keep]
         if not found:
-            reap()
+            reap(keep)
             return killed
         for pid in found:
             try:
@@ -133,7 +143,7 @@ def kill_descendants(rounds: int = 50, keep=()) -> int:
             except (ProcessLookupError, PermissionError):
                 pass
         time.sleep(0.01)
-        reap()
+        reap(keep)
     return killed
 
 
