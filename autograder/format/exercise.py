@@ -77,6 +77,8 @@ CHECK_KINDS: dict[str, set[str]] = {
     "guard_time": {"min_ratio", "against", "repeats", "rounds"},
     # Chapters 7 and 8: reporting issues (checks_reporting.py):
     "reproducer": {"backend", "passes", "failure", "exception", "match", "max_lines", "inputs", "culprit", "constant", "timeout"},
+    # Invalid inputs must still be refused while the compiled code runs (checks/refusal.py):
+    "refuses": {"inputs", "types"},
 }
 # The dodges a no_dodge check can look for (checks_breaks.py says how each is detected).
 DODGES = {"disable", "allow_in_graph", "is_compiling", "set_stance", "eager_fallback"}
