@@ -79,6 +79,8 @@ CHECK_KINDS: dict[str, set[str]] = {
     "reproducer": {"backend", "passes", "failure", "exception", "match", "max_lines", "inputs", "culprit", "constant", "timeout"},
     # Invalid inputs must still be refused while the compiled code runs (checks/refusal.py):
     "refuses": {"inputs", "types"},
+    # A restart that gets only the saved cache artifacts compiles from them, and faster (checks/caches.py):
+    "warm_start": {"save", "load", "min_ratio", "backend", "timeout"},
 }
 # The dodges a no_dodge check can look for (checks_breaks.py says how each is detected).
 DODGES = {"disable", "allow_in_graph", "is_compiling", "set_stance", "eager_fallback"}
