@@ -514,6 +514,20 @@ for fn in (scale_by_sum, count_nonzero):
 check("branch_on_data")
 
 # %% [markdown]
+# ### Exercise: top_scores_by_length
+#
+# `top_scores` reads `k` from the data with `.item()`, and checks it in Python before it uses it:
+# under `fullgraph=True` the check is what breaks. Make it compile as one graph, and keep invalid
+# batches refused: the grader also runs batches that must still raise.
+# Edit [exercises/02_graph_breaks/top_scores_by_length.py](../exercises/02_graph_breaks/top_scores_by_length.py):
+
+# %%
+# !{sys.executable} ../exercises/02_graph_breaks/top_scores_by_length.py 2>&1 | tail -n 6
+
+# %%
+check("top_scores_by_length")
+
+# %% [markdown]
 # ### 2.2.3 Printing and logging
 #
 # `print` is a builtin with a side effect, so it breaks the graph. There are four ways out, and
@@ -1531,6 +1545,20 @@ assert table == {
 
 # %%
 check("predict_strictness")
+
+# %% [markdown]
+# ### Exercise: strict_item_scale
+#
+# A strict model (`error_on_graph_break(True)`, one tolerated vendor break) fails after a
+# teammate's change that passed its own `fullgraph=True` test. Make it run again, as strict as
+# before: the grader adds a hidden break to the new code and expects an error.
+# Edit [exercises/02_graph_breaks/strict_item_scale.py](../exercises/02_graph_breaks/strict_item_scale.py):
+
+# %%
+# !{sys.executable} ../exercises/02_graph_breaks/strict_item_scale.py 2>&1 | tail -n 3
+
+# %%
+check("strict_item_scale")
 
 # %% [markdown]
 # ### 2.5.4 Nested graph breaks

@@ -252,6 +252,20 @@ plot_timelines("pool over 12 lengths", {
 check("dynamic_log_scale")
 
 # %% [markdown]
+# ### Exercise: ranker_sizes
+#
+# A request handler marks its batch size and length dynamic, and the service still fails on
+# some requests. Make every request work with at most one recompile over a mixed day of
+# requests.
+# Edit [exercises/04_recompilation/ranker_sizes.py](../exercises/04_recompilation/ranker_sizes.py):
+
+# %%
+# !{sys.executable} ../exercises/04_recompilation/ranker_sizes.py 2>&1 | grep -v "^[EWIV][0-9]" | tail -n 4
+
+# %%
+check("ranker_sizes")
+
+# %% [markdown]
 # ## 4.2 Wrapping constants in tensors
 #
 # A Python number is guarded on its value; a tensor is guarded on its metadata (dtype, shape,

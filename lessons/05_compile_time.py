@@ -147,6 +147,19 @@ assert graphs == {False: 6, None: 2, True: 1}
 check("dynamic_sizes")
 
 # %% [markdown]
+# ### Exercise: pool_any_size
+#
+# Requests of 0, 1 or many rows: the row count is marked dynamic, and the small ones still cost
+# compiles of their own. Make one graph serve them all.
+# Edit [exercises/05_compile_time/pool_any_size.py](../exercises/05_compile_time/pool_any_size.py):
+
+# %%
+# !{sys.executable} ../exercises/05_compile_time/pool_any_size.py 2>&1 | tail -n 6
+
+# %%
+check("pool_any_size")
+
+# %% [markdown]
 # ## 5.3 Regional compilation
 #
 # Models are stacks of identical blocks. `torch.compile(model)` traces every block, so the graph (and
@@ -377,3 +390,17 @@ assert isinstance(table, str) and "_compile.compile_inner" in table
 
 # %%
 check("measure_compile")
+
+# %% [markdown]
+# ### Exercise: warm_restart
+#
+# A service starts each container with an empty disk and compiles its model cold every time.
+# Make a later container start warm from the bytes the first one saved (this cell runs
+# Inductor twice, in two fresh processes).
+# Edit [exercises/05_compile_time/warm_restart.py](../exercises/05_compile_time/warm_restart.py):
+
+# %%
+# !{sys.executable} ../exercises/05_compile_time/warm_restart.py 2>&1 | tail -n 3
+
+# %%
+check("warm_restart")

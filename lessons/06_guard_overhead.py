@@ -218,6 +218,20 @@ check("filter_nn_guards")
 check("filter_keeps_attr")
 
 # %% [markdown]
+# ### Exercise: monitor_hooks
+#
+# The defaults already skip a few guards, the hooks of a module among them. A monitor attaches
+# clipping hooks to a compiled model while it serves, and the answers do not change. Make the
+# compiled model follow every attach and detach, with every request still compiled.
+# Edit [exercises/06_guard_overhead/monitor_hooks.py](../exercises/06_guard_overhead/monitor_hooks.py):
+
+# %%
+# !{sys.executable} ../exercises/06_guard_overhead/monitor_hooks.py 2>&1 | tail -n 2
+
+# %%
+check("monitor_hooks")
+
+# %% [markdown]
 # ## 6.3 Try use_recursive_dict_tags_for_guards first
 #
 # `torch._dynamo.config.use_recursive_dict_tags_for_guards` keeps every guard but checks a module

@@ -277,6 +277,32 @@ check("logs_breaks_guards")
 check("logs_graph_code")
 
 # %% [markdown]
+# ### Exercise: scorer_one_graph
+#
+# `score` raises under `fullgraph=True`. Read the whole message, the user stack to its last
+# frame included, and fix the code where the break really is, without changing a score.
+# Edit [exercises/07_observability/scorer_one_graph.py](../exercises/07_observability/scorer_one_graph.py):
+
+# %%
+# !{sys.executable} ../exercises/07_observability/scorer_one_graph.py 2>&1 | grep -A 12 "from user code"
+
+# %%
+check("scorer_one_graph")
+
+# %% [markdown]
+# ### Exercise: summary_breaks
+#
+# `summarise` compiles as several graphs. `torch._dynamo.explain` lists every break at once:
+# run the file to read its report, then make `summarise` one graph with the same numbers.
+# Edit [exercises/07_observability/summary_breaks.py](../exercises/07_observability/summary_breaks.py):
+
+# %%
+# !{sys.executable} ../exercises/07_observability/summary_breaks.py 2>&1 | tail -n 4
+
+# %%
+check("summary_breaks")
+
+# %% [markdown]
 # ## 7.2 tlparse and TORCH_LOGS together
 #
 # `TORCH_TRACE=DIR` makes every compile write structured records into one file per process in
