@@ -12,7 +12,7 @@ import sys
 
 from autograder.format import build as builder
 from autograder.learner import progress
-from autograder.format.exercise import ExerciseFormatError, discover, load
+from autograder.format.exercise import ExerciseFormatError, discover, load, requirements_block
 from autograder.engine.grader import grade
 from autograder.learner.report import print_result
 
@@ -162,6 +162,8 @@ def cmd_hint(args) -> int:
     print(f"Hint {level + 1}/{len(exercise.hints)} for {exercise.id}: {exercise.hints[level]}")
     if level + 1 < len(exercise.hints):
         print(f"(Run `python -m autograder hint {exercise.id}` again for the next one.)")
+    if exercise.requirements:
+        print("\n" + requirements_block([r.text for r in exercise.requirements]))
     return EXIT_OK
 
 
@@ -175,7 +177,7 @@ def cmd_reset(args) -> int:
 def cmd_build(args) -> int:
     written = builder.build()
     for path in written:
-        print(f"wrote {path.relative_to(builder.ROOT)}")
+        print(f"{'wrote' if path.exists() else 'deleted'} {path.relative_to(builder.ROOT)}")
     extra = builder.unexpected_files()
     for path in extra:
         print(f"warning: {path.relative_to(builder.ROOT)} is not generated from any master", file=sys.stderr)

@@ -336,3 +336,35 @@ def test_a_message_names_the_master_line(tmp_path):
     line = text.splitlines().index("    # BEGIN WRONG unweighed") + 1
     with pytest.raises(ExerciseFormatError, match=rf"weighted.py:{line}:"):
         parse_master(write(tmp_path, text, name="weighted.py"))
+
+
+def test_comment_lines_between_regions_keep_the_site():
+    text = VARIANTS.replace("    # END STARTER\n\n    # BEGIN FAIR einsum", "    # END STARTER\n    # (why the variants differ)\n\n    # BEGIN FAIR einsum")
+    assert "(why the variants differ)" in text
+    variant = variant_source(text, "einsum")
+    assert "(values * weights).sum(dim=-1) / total" not in variant, "the einsum region still replaces the solution"
+
+
+def test_a_region_after_code_stands_alone():
+    text = VARIANTS.replace("    # END STARTER\n\n    # BEGIN FAIR einsum", "    # END STARTER\n    note = 1\n\n    # BEGIN FAIR einsum")
+    variant = variant_source(text, "einsum")
+    assert "(values * weights).sum(dim=-1) / total\n" in variant and 'torch.einsum("rn,n->r"' in variant
+
+
+def test_build_deletes_orphaned_starters_and_keeps_other_files(tmp_path, monkeypatch):
+    from autograder.format import build as builder
+    from autograder.format import exercise as exercise_format
+
+    exercises = tmp_path / "exercises"
+    monkeypatch.setattr(builder, "EXERCISES", exercises)
+    monkeypatch.setattr(exercise_format, "EXERCISES", exercises)
+    master = parse_master(write(tmp_path, GOOD))
+    (exercises / "01_demo").mkdir(parents=True)
+    orphan = exercises / "01_demo" / "renamed_away.py"
+    orphan.write_text(starter_source(GOOD, "renamed_away", "Demo"))
+    mine = exercises / "01_demo" / "my_notes.py"
+    mine.write_text("# my own scratch file\n")
+    monkeypatch.setattr(builder, "expected_files", lambda found=None: {master.starter: starter_source(GOOD, "demo_one", "Demo")})
+    changed = builder.build([master])
+    assert master.starter.is_file() and orphan in changed and not orphan.exists()
+    assert mine.exists() and builder.unexpected_files([master]) == [mine]

@@ -154,6 +154,10 @@ def table_findings(exercise: Exercise, pending: set[str]) -> list[str]:
         if not any(w.breaks == requirement.id for w in exercise.wrong):
             problems.append(f"requirement {requirement.id!r} has no WRONG variant: add a [[wrong]] with "
                             f"breaks = \"{requirement.id}\" and its '# BEGIN WRONG name' region")
+    for requirement in exercise.requirements:
+        if requirement.text in exercise.statement:
+            problems.append(f"the docstring repeats requirement {requirement.id!r}; the starter lists it from the "
+                            "header already: drop it from the docstring")
     if len(exercise.fair) < 2:
         problems.append(f"it has {len(exercise.fair)} FAIR variant(s); it needs at least 2 that differ from the reference")
     return problems

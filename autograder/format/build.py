@@ -144,14 +144,33 @@ def unexpected_files(exercises: list[Exercise] | None = None) -> list[Path]:
     return [p for p in sorted(EXERCISES.rglob("*.py")) if p not in wanted and "__pycache__" not in p.parts]
 
 
+_GENERATED_STARTER = re.compile(r"^# Exercise [a-z][a-z0-9_]{1,31}: ")
+
+
+def orphaned_starters(exercises: list[Exercise] | None = None) -> list[Path]:
+    """Starting files that ``build`` once generated (they open with its banner) for a master that no
+    longer exists, e.g. after a rename. Any other unexpected file is someone's own and is kept."""
+    orphans = []
+    for path in unexpected_files(exercises):
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            if _GENERATED_STARTER.match(handle.readline()):
+                orphans.append(path)
+    return orphans
+
+
 def build(exercises: list[Exercise] | None = None) -> list[Path]:
-    """Write every generated file that differs; returns the paths written."""
+    """Write every generated file that differs and delete orphaned starters; returns the paths
+    written or deleted, so that a build leaves no stale file behind."""
+    exercises = discover() if exercises is None else exercises
     written = []
     for path, text in expected_files(exercises).items():
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
             written.append(path)
+    for path in orphaned_starters(exercises):
+        path.unlink()
+        written.append(path)
     return written
 
 

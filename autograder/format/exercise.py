@@ -14,8 +14,8 @@ region are marked with comment lines:
 ``# BEGIN GRADER`` / ``# END GRADER``
     the input schedule and anything else only the grader needs; dropped from the starter.
 
-A *site* is a SOLUTION region and the STARTER/FAIR/WRONG regions right after it (blank lines
-allowed, same indentation). The header lists the task's ``[[requirements]]`` (each names the
+A *site* is a SOLUTION region and the STARTER/FAIR/WRONG regions right after it (blank and
+comment lines allowed between, same indentation). The header lists the task's ``[[requirements]]`` (each names the
 checks that enforce it; the learner's task text shows them), and describes each variant in
 ``[[fair]]`` and ``[[wrong]]``. CONTRIBUTING.md shows the whole format with a worked example.
 
@@ -294,7 +294,7 @@ def _parse_body(code: str, where: str, offset: int = 0) -> list:
 
     ``offset`` is the number of master lines before ``code`` (the header), so that messages name the
     master's own line numbers. A *site* is a SOLUTION region and the STARTER/FAIR/WRONG regions that
-    follow it at the same indentation with only blank lines between.
+    follow it at the same indentation with only blank or comment lines between.
     """
     items: list = []
     open_region: Region | None = None
@@ -343,10 +343,10 @@ def _parse_body(code: str, where: str, offset: int = 0) -> list:
 
 
 def _assign_sites(items: list, where: str) -> None:
-    site, current, gap_ok = -1, None, False
+    site, current = -1, None
     for item in items:
         if isinstance(item, str):
-            if item.strip():
+            if item.strip() and not item.lstrip().startswith("#"):  # blank and comment lines keep the site open
                 current = None
             continue
         if item.kind == "SOLUTION":

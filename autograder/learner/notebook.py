@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 from autograder.learner import progress
-from autograder.format.exercise import load
+from autograder.format.exercise import load, requirements_block
 from autograder.engine.grader import grade
 from autograder.learner.report import render
 
@@ -40,5 +40,7 @@ def hint(exercise_id: str) -> str:
     exercise = load(exercise_id)
     level = progress.next_hint_level(exercise.id, len(exercise.hints))
     text = f"Hint {level + 1}/{len(exercise.hints)}: {exercise.hints[level]}"
+    if exercise.requirements:  # what the fix must do, from the master's header
+        text += "\n\n" + requirements_block([r.text for r in exercise.requirements])
     print(text)
     return text

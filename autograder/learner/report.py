@@ -63,6 +63,21 @@ def break_explanation(result: Result) -> list[str]:
     return lines
 
 
+def unmet_requirements(result: Result) -> list[str]:
+    """The task's requirements (the master's header) whose checks failed in this result; only the
+    checks present in ``result`` count, so a report with hidden checks removed reveals nothing."""
+    failed = {c.name for c in result.checks if c.status == FAILED}
+    if not failed or result.status == ERROR:
+        return []
+    try:
+        from autograder.format.exercise import load
+
+        requirements = load(result.exercise).requirements
+    except (KeyError, ValueError):
+        return []
+    return [r.text for r in requirements if failed & set(r.checks)]
+
+
 def render(result: Result, colour: bool = False, show_output: bool = True) -> str:
     """The report as plain text (``colour`` adds ANSI colours for terminals without rich)."""
 
@@ -76,6 +91,7 @@ def render(result: Result, colour: bool = False, show_output: bool = True) -> st
     else:
         for check in result.checks:
             lines.append(f"  [{paint(_MARKS[check.status], check.status)}] {check.name} ({check.score}/{check.max_score}): {check.message}")
+    lines.extend("  Not met yet: " + text for text in unmet_requirements(result))
     for violation in result.extra.get("violations", []):
         lines.append("  " + paint("INTEGRITY", FAILED) + ": " + violation)
     summary = measurements_line(result)
@@ -115,6 +131,8 @@ def print_result(result: Result, stream=None) -> None:
             table.add_row(Text(f"{_MARKS[check.status]} {check.name}", style=_STYLES[check.status]),
                           f"{check.score}/{check.max_score}", check.message)
         console.print(table)
+    for text in unmet_requirements(result):
+        console.print(Text("Not met yet: " + text, style="bold"))
     for violation in result.extra.get("violations", []):
         console.print(Text("INTEGRITY: " + violation, style="bold red"))
     summary = measurements_line(result)

@@ -17,8 +17,8 @@ import torch
 import torch.nn.functional as F
 
 
-# TODO: make this function compile with fullgraph=True (its caller, run, may change too).
 def encode(x, weight):
+    # TODO: make this function compile with fullgraph=True (its caller, run, may change too).
     hidden = torch.tanh(x @ weight)
     torch.save(hidden, "hidden.pt")
     return F.normalize(hidden, dim=-1)

@@ -19,8 +19,8 @@ import torch
 norms = []
 
 
-# TODO: make one graph serve every call of this function.
 def normalize(x):
+    # TODO: make one graph serve every call of this function.
     n = x.norm()
     norms.append(n)
     return x / n

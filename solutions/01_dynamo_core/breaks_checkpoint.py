@@ -79,33 +79,37 @@ import torch
 import torch.nn.functional as F
 
 
-# BEGIN STARTER
-# # TODO: make this function compile with fullgraph=True (its caller, run, may change too).
-# END STARTER
 def encode(x, weight):
-    hidden = torch.tanh(x @ weight)
     # BEGIN SOLUTION
+    hidden = torch.tanh(x @ weight)
     return F.normalize(hidden, dim=-1), hidden
     # END SOLUTION
     # BEGIN STARTER
+    # # TODO: make this function compile with fullgraph=True (its caller, run, may change too).
+    # hidden = torch.tanh(x @ weight)
     # torch.save(hidden, "hidden.pt")
     # return F.normalize(hidden, dim=-1)
     # END STARTER
     # BEGIN FAIR by_hand
+    # hidden = torch.tanh(x @ weight)
     # norms = hidden.norm(dim=-1, keepdim=True).clamp_min(1e-12)
     # return hidden / norms, hidden
     # END FAIR
     # BEGIN WRONG save_in_helper
+    # hidden = torch.tanh(x @ weight)
     # _save(hidden)
     # return F.normalize(hidden, dim=-1), hidden
     # END WRONG
     # BEGIN WRONG embedding_only
+    # hidden = torch.tanh(x @ weight)
     # return F.normalize(hidden, dim=-1)
     # END WRONG
     # BEGIN WRONG global_norm
+    # hidden = torch.tanh(x @ weight)
     # return hidden / hidden.norm(), hidden
     # END WRONG
     # BEGIN WRONG unclamped_norm
+    # hidden = torch.tanh(x @ weight)
     # return hidden / hidden.norm(dim=-1, keepdim=True), hidden
     # END WRONG
 

@@ -94,38 +94,43 @@ norms = []
 # END WRONG
 
 
-# BEGIN STARTER
-# # TODO: make one graph serve every call of this function.
-# END STARTER
 def normalize(x):
-    n = x.norm()
     # BEGIN SOLUTION
+    n = x.norm()
     return x / n, n
     # END SOLUTION
     # BEGIN STARTER
+    # # TODO: make one graph serve every call of this function.
+    # n = x.norm()
     # norms.append(n)
     # return x / n
     # END STARTER
     # BEGIN FAIR norm_in_caller
+    # n = x.norm()
     # return x / n
     # END FAIR
     # BEGIN FAIR log_floats
+    # n = x.norm()
     # return x / n, n
     # END FAIR
     # BEGIN WRONG extend_in_graph
+    # n = x.norm()
     # norms.extend([n])
     # return x / n
     # END WRONG
     # BEGIN WRONG disabled_logger
+    # n = x.norm()
     # _log(n)
     # return x / n
     # END WRONG
     # BEGIN WRONG global_counter
+    # n = x.norm()
     # global calls_seen
     # calls_seen += 1
     # return x / n, n
     # END WRONG
     # BEGIN WRONG norm_of_output
+    # n = x.norm()
     # return x / n
     # END WRONG
 
