@@ -15,14 +15,15 @@ What the grader checks:
 
 import torch
 
-LIMIT = 2.0  # largest activation magnitude the scores may carry
-THRESHOLD = 0.5  # a unit is active above this magnitude
-
 
 @torch._dynamo.disable  # kept out of compilation since an old compiler bug
 def smooth(h):
     """Average each unit with its two neighbours (wrapping around)."""
     return (h + h.roll(1, dims=-1) + h.roll(-1, dims=-1)) / 3
+
+
+LIMIT = 2.0  # largest activation magnitude the scores may carry
+THRESHOLD = 0.5  # a unit is active above this magnitude
 
 
 # TODO: make summarise compile into one graph: how many breaks are there, and where?

@@ -79,19 +79,28 @@ lists them all in one run, with the line of each), fix each one, and keep every 
 
 import torch
 
-LIMIT = 2.0  # largest activation magnitude the scores may carry
-THRESHOLD = 0.5  # a unit is active above this magnitude
 
-
-# BEGIN STARTER
-# @torch._dynamo.disable  # kept out of compilation since an old compiler bug
-# END STARTER
-# BEGIN WRONG kept_disable
-# @torch._dynamo.disable
-# END WRONG
+# BEGIN SOLUTION
 def smooth(h):
     """Average each unit with its two neighbours (wrapping around)."""
     return (h + h.roll(1, dims=-1) + h.roll(-1, dims=-1)) / 3
+# END SOLUTION
+# BEGIN STARTER
+# @torch._dynamo.disable  # kept out of compilation since an old compiler bug
+# def smooth(h):
+#     """Average each unit with its two neighbours (wrapping around)."""
+#     return (h + h.roll(1, dims=-1) + h.roll(-1, dims=-1)) / 3
+# END STARTER
+# BEGIN WRONG kept_disable
+# @torch._dynamo.disable
+# def smooth(h):
+#     """Average each unit with its two neighbours (wrapping around)."""
+#     return (h + h.roll(1, dims=-1) + h.roll(-1, dims=-1)) / 3
+# END WRONG
+
+
+LIMIT = 2.0  # largest activation magnitude the scores may carry
+THRESHOLD = 0.5  # a unit is active above this magnitude
 
 
 # BEGIN STARTER
