@@ -45,6 +45,12 @@
 # message = "failed in your `load_compile_state|compiled from scratch"
 #
 # [[wrong]]
+# name = "file_beside"
+# breaks = "warm"
+# fails = ["warm_start"]
+# message = "failed in your `load_compile_state|not allowed|compiled from scratch"
+#
+# [[wrong]]
 # name = "empty_blob"
 # breaks = "warm"
 # fails = ["warm_start"]
@@ -64,6 +70,9 @@ import torch
 
 # BEGIN WRONG kept_in_memory
 # KEPT = {}
+# END WRONG
+# BEGIN WRONG file_beside
+# from pathlib import Path
 # END WRONG
 
 
@@ -113,6 +122,10 @@ def save_compile_state() -> bytes:
     # KEPT["artifacts"] = torch.compiler.save_cache_artifacts()[0]
     # return b""
     # END WRONG
+    # BEGIN WRONG file_beside
+    # Path("compile_state.bin").write_bytes(torch.compiler.save_cache_artifacts()[0])
+    # return b"compile_state.bin"
+    # END WRONG
     # BEGIN WRONG empty_blob
     # torch.compiler.save_cache_artifacts()
     # return b""
@@ -141,6 +154,9 @@ def load_compile_state(blob: bytes) -> None:
     # END FAIR
     # BEGIN WRONG kept_in_memory
     # torch.compiler.load_cache_artifacts(KEPT["artifacts"])
+    # END WRONG
+    # BEGIN WRONG file_beside
+    # torch.compiler.load_cache_artifacts(Path(blob.decode()).read_bytes())
     # END WRONG
     # BEGIN WRONG empty_blob
     # if blob:

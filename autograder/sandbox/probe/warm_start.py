@@ -5,16 +5,18 @@ cache: it builds the model, compiles it with Inductor and answers one request, a
 over whatever the learner's ``save()`` returns, as bytes. The second starts with another empty
 cache and only those bytes: the learner's ``load(bytes)`` runs, then the model is built, compiled
 and answers the same request. Each side is a child forked from this process, so nothing but the
-bytes crosses from the first to the second (no in-memory state, no files: each side's cache
-folder is its own, and the first one's is deleted before the second starts).
+bytes crosses from the first to the second: no in-memory state, and no files in the folder each
+start works in (its working directory, temporary files and Inductor cache), which is deleted
+before the second starts. A file written under a fixed absolute path elsewhere (/tmp/x) would
+still be there: the sandbox has no private file system to stop that.
 
 What each side reports is plain data: the CPU time this process spent from the first compile to
 the first answer (``time.process_time``: the C++ compiler runs as a child process and is not in
 it; on a CPU the cache artifacts do not hold the built C++ kernels, so both starts build them,
 and this is the part the artifacts can save), the FX-graph and AOTAutograd cache hits and misses
-Inductor counted, the answer, and any error. Inductor's one-time set-up (imports, the CPU's
-vector-instruction probe) is paid here, before either child starts, by compiling a throwaway
-function, so that neither side is charged for it.
+Inductor counted, the answer, and any error. Inductor's one-time set-up (its imports, for a cold
+compile and for a cache hit) is paid here, before either child starts, by compiling a throwaway
+function twice, so that neither side is charged for it.
 """
 
 from __future__ import annotations
@@ -93,13 +95,17 @@ def _as_tensor(blob) -> torch.Tensor:
 
 
 def _one_start(make, args, folder: str, before=None, after=None, state=None) -> dict:
-    """A start-up in a fresh cache folder: ``before()`` (timed), compile, one call, ``after()``.
-    ``state["stage"]`` names the step under way, for the report of one that raises."""
+    """A start-up in a fresh folder of its own (its working directory, its temporary files and its
+    Inductor cache): ``before()`` (timed), compile, one call, ``after()``. ``state["stage"]`` names
+    the step under way, for the report of one that raises."""
     from torch._inductor.runtime.cache_dir_utils import temporary_cache_dir
 
     report = state if state is not None else {}
     report.update({"error": None, "stage": None, "cpu_s": None, "counters": {}, "output": None, "blob": None, "blob_type": None})
-    with temporary_cache_dir(folder), _inductor_settings():
+    os.makedirs(folder, exist_ok=True)
+    os.chdir(folder)  # a file save() writes under a relative name goes with this folder
+    os.environ["TMPDIR"] = tempfile.tempdir = folder
+    with temporary_cache_dir(os.path.join(folder, "inductor-cache")), _inductor_settings():
         clean_state()
         _forget_artifacts()
         model = make()
@@ -187,7 +193,7 @@ def warm_start_report(make, args, save, load, timeout: float = 120.0) -> dict:
     try:
         first, second = os.path.join(root, "first"), os.path.join(root, "second")
         cold = _in_child(lambda state: _one_start(make, args, first, after=save, state=state), timeout)
-        shutil.rmtree(first, ignore_errors=True)  # nothing on disk survives the first container
+        shutil.rmtree(first, ignore_errors=True)  # nothing the first container wrote there survives it
         blob = cold.pop("blob", None)
         blob = None if blob is None else blob.numpy().tobytes()
         report = {"cold": cold, "warm": None, "blob_bytes": None, "problem": None}
