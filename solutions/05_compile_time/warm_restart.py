@@ -25,8 +25,8 @@
 # checks = ["warm_start"]
 #
 # [[fair]]
-# name = "versioned"
-# why = "the artifacts prefixed with the torch version, and loaded only by the same version"
+# name = "tagged"
+# why = "the artifacts behind a format tag, and loaded only when the tag is there"
 #
 # [[fair]]
 # name = "nothing_to_save"
@@ -107,9 +107,9 @@ def save_compile_state() -> bytes:
     # BEGIN STARTER
     # return b""
     # END STARTER
-    # BEGIN FAIR versioned
+    # BEGIN FAIR tagged
     # artifacts = torch.compiler.save_cache_artifacts()
-    # return torch.__version__.encode() + b"\n" + artifacts[0]
+    # return b"compile-state-v1\n" + artifacts[0]
     # END FAIR
     # BEGIN FAIR nothing_to_save
     # artifacts = torch.compiler.save_cache_artifacts()
@@ -143,9 +143,9 @@ def load_compile_state(blob: bytes) -> None:
     # BEGIN STARTER
     # pass
     # END STARTER
-    # BEGIN FAIR versioned
-    # version, _, artifacts = blob.partition(b"\n")
-    # if version.decode() == torch.__version__:
+    # BEGIN FAIR tagged
+    # tag, _, artifacts = blob.partition(b"\n")
+    # if tag == b"compile-state-v1":
     #     torch.compiler.load_cache_artifacts(artifacts)
     # END FAIR
     # BEGIN FAIR nothing_to_save
