@@ -1555,7 +1555,7 @@ check("predict_strictness")
 # Edit [exercises/02_graph_breaks/strict_item_scale.py](../exercises/02_graph_breaks/strict_item_scale.py):
 
 # %%
-# !{sys.executable} ../exercises/02_graph_breaks/strict_item_scale.py 2>&1 | tail -n 3
+# !{sys.executable} ../exercises/02_graph_breaks/strict_item_scale.py 2>&1 | grep "fullgraph=True:\|default settings:"
 
 # %%
 check("strict_item_scale")
