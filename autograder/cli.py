@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from autograder.format import build as builder
-from autograder.learner import progress
+from autograder.learner import progress, workspace
+from autograder.learner.names import unknown_id_message
 from autograder.format.exercise import ExerciseFormatError, discover, load, requirements_block
 from autograder.engine.grader import grade
 from autograder.learner.report import print_result
+from autograder.learner.waiting import terminal_progress
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -27,8 +30,7 @@ def _exercise(exercise_id: str):
     try:
         return load(exercise_id)
     except KeyError:
-        known = ", ".join(e.id for e in discover())
-        raise UsageError(f"unknown exercise id {exercise_id!r}. Known: {known}") from None
+        raise UsageError(unknown_id_message(exercise_id, [e.id for e in discover()])) from None
 
 
 def cmd_list(args) -> int:
@@ -82,8 +84,10 @@ def cmd_check(args) -> int:
 
 
 def _check_and_record(exercise, seed=None, warm=False):
-    print(f"Checking {exercise.rel(exercise.starter)} ({exercise.title}) ...", flush=True)
-    result = grade(exercise.id, seed=seed, warm=warm)
+    copy = workspace.ensure_copy(exercise)
+    print(f"Checking {workspace.shown(copy)} ({exercise.title}) ...", flush=True)
+    with terminal_progress(exercise):
+        result = grade(exercise.id, copy, seed=seed, warm=warm)
     print_result(result)
     progress.record_result(exercise.id, result.passed, result.score, result.max_score)
     return result
@@ -95,10 +99,11 @@ def cmd_watch(args) -> int:
 
     exercise = _exercise(args.id) if args.id else _next_unsolved()
     while exercise is not None:
-        print(f"\nWatching {exercise.rel(exercise.starter)}. Save the file to check it; Ctrl-C to stop.", flush=True)
+        copy = workspace.ensure_copy(exercise)
+        print(f"\nWatching {workspace.shown(copy)}. Save the file to check it; Ctrl-C to stop.", flush=True)
         last = None
         while True:
-            stamp = exercise.starter.stat().st_mtime_ns if exercise.starter.exists() else None
+            stamp = copy.stat().st_mtime_ns if copy.exists() else None
             if stamp != last:
                 last = stamp
                 if _check_and_record(exercise, warm=True).passed:
@@ -146,7 +151,7 @@ def cmd_solution(args) -> int:
     exercise = _exercise(args.id)
     if not (progress.passed(exercise.id) or args.force):
         print(f"The reference solution opens after you pass {exercise.id} "
-              f"(or with --force, if you have decided to look). Try `python -m autograder hint {exercise.id}` first.")
+              f"(or with --force, if you have decided to look). Try `./course hint {exercise.id}` first.")
         return EXIT_FAILED
     print(solution_view(exercise))
     return EXIT_OK
@@ -161,16 +166,21 @@ def cmd_hint(args) -> int:
     level = progress.next_hint_level(exercise.id, len(exercise.hints))
     print(f"Hint {level + 1}/{len(exercise.hints)} for {exercise.id}: {exercise.hints[level]}")
     if level + 1 < len(exercise.hints):
-        print(f"(Run `python -m autograder hint {exercise.id}` again for the next one.)")
+        print(f"(Run `./course hint {exercise.id}` again for the next one.)")
     if exercise.requirements:
         print("\n" + requirements_block([r.text for r in exercise.requirements]))
     return EXIT_OK
 
 
 def cmd_reset(args) -> int:
-    exercise = _exercise(args.id)
-    path = builder.restore_starter(exercise)
-    print(f"Restored {exercise.rel(path)} to its starting state.")
+    lesson = workspace.find_lesson(args.id)
+    if lesson is not None:
+        path, kept = workspace.reset_lesson(lesson)
+        what = f"Made {workspace.shown(path)} afresh from {workspace.shown(lesson)}"
+    else:
+        path, kept = workspace.reset_copy(_exercise(args.id))
+        what = f"Restored {workspace.shown(path)} to its starting state"
+    print(f"{what}; your previous file is kept as {workspace.shown(kept)}." if kept else f"{what}.")
     return EXIT_OK
 
 
@@ -189,6 +199,25 @@ def cmd_dev_check(args) -> int:
     from autograder.authoring import dev
 
     return dev.main(args)
+
+
+def cmd_drift(args) -> int:
+    """Run every drift alarm and prove every starter still fails for its reason, on the installed torch."""
+    from autograder.authoring import drift_report
+
+    rows = []
+    if not args.starters_only:
+        rows += drift_report.alarm_rows(costly=not args.fast)
+    if not args.alarms_only:
+        rows += drift_report.starter_rows(args.ids or None, workers=args.workers)
+    import importlib.metadata
+
+    version = importlib.metadata.version("torch")
+    if args.json:
+        print(json.dumps({"torch": version, "rows": [r.as_dict() for r in rows]}))
+    else:
+        print(drift_report.render(rows, version))
+    return EXIT_OK if all(r.holds for r in rows) else EXIT_FAILED
 
 
 def cmd_dev_new(args) -> int:
@@ -231,7 +260,7 @@ def main_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, default=None, help="wall-clock limit in seconds (default: the exercise's)")
     p.set_defaults(run=cmd_grade)
 
-    p = sub.add_parser("check", help="grade your working copy in exercises/ and explain the result")
+    p = sub.add_parser("check", help="grade your copy (workspace/exercises/...) and explain the result")
     p.add_argument("id", nargs="?", help="exercise id (default: the next one you have not passed)")
     p.add_argument("--seed", type=int, default=None, help="seed for the hidden inputs")
     p.set_defaults(run=cmd_check)
@@ -256,8 +285,8 @@ def main_parser() -> argparse.ArgumentParser:
     p.add_argument("--all", action="store_true", help="show every hint at once")
     p.set_defaults(run=cmd_hint)
 
-    p = sub.add_parser("reset", help="restore an exercise's starting file (your edits are lost)")
-    p.add_argument("id", help="exercise id")
+    p = sub.add_parser("reset", help="restore an exercise's starting file, or make a lesson's notebook afresh (the old one is kept as a backup)")
+    p.add_argument("id", help="exercise id, or a lesson (01, 01_dynamo_core)")
     p.set_defaults(run=cmd_reset)
 
     p = sub.add_parser("build", help="regenerate exercises/ and the index files from solutions/")
@@ -276,6 +305,15 @@ def main_parser() -> argparse.ArgumentParser:
     q.add_argument("id", help="the new exercise id (also its file name)")
     q.add_argument("chapter", help="chapter folder, e.g. 02_graph_breaks")
     q.set_defaults(run=cmd_dev_new)
+
+    p = sub.add_parser("drift", help="does the installed torch still do what the lessons say? (drift alarms and starters)")
+    p.add_argument("ids", nargs="*", help="only these exercises' starters (default: all)")
+    p.add_argument("--alarms-only", action="store_true", help="run the drift alarms only")
+    p.add_argument("--starters-only", action="store_true", help="grade the starters only")
+    p.add_argument("--fast", action="store_true", help="skip the alarms that compile with Inductor")
+    p.add_argument("--workers", type=int, default=2, help="starter gradings run at once")
+    p.add_argument("--json", action="store_true", help="print one JSON object with every row")
+    p.set_defaults(run=cmd_drift)
 
     from autograder.classroom import cli as classroom_cli
 
@@ -297,3 +335,18 @@ def main(argv: list[str] | None = None) -> int:
     except ExerciseFormatError as exc:
         print(f"error: an exercise master is malformed: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:  # Ctrl-C in watch or check: stop, without a traceback
+        print("\nStopped.", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `list | head`: the reader left; say nothing more
+        _silence_stdout()
+        return EXIT_FAILED
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

@@ -2,6 +2,9 @@
 recompiles and guards, and to draw them. One stable import path over the probe's modules:
 
     from autograder.lab import tally_calls, fullgraph_error
+
+and ``drift(name)``, the named facts about the installed torch that a lesson relies on (see
+``autograder/sandbox/probe/drift.py``).
 """
 
 from autograder.checks.reporting import raised_by_hand, starter_line  # noqa: F401
@@ -11,4 +14,8 @@ from autograder.sandbox.probe import (  # noqa: F401
     compile_times_table, config_defaults, first_failing, frame_report, fullgraph_error, guard_count, guard_names,
     guard_report, lookup_us, read_trace, recording_filter, run_case, run_reproducer, structured_trace, tally_calls,
     tally_run, warm_start_report,
+)
+from autograder.sandbox.probe.drift import TorchChanged, drift  # noqa: F401
+from autograder.sandbox.probe.messages import (  # noqa: F401
+    captured_log, failed_guard, gb_id, gb_type_of, graph_break, guard_log, logged_warnings, parse_guard_tree, read_torch_logs,
 )

@@ -18,8 +18,8 @@
 # # 3 The non-strict tracing programming model
 #
 # Dynamo (chapter 1) reads your function's bytecode. What it cannot put in the graph it keeps as
-# Python, and it guards every assumption it made, so a compiled function means what the Python
-# meant. *Non-strict tracing* is the other way to get a graph: run the function once, with
+# Python, and it guards almost every assumption it made (lesson 1.3.2 names the few it does not by
+# default), so a compiled function means what the Python meant. *Non-strict tracing* is the other way to get a graph: run the function once, with
 # stand-in tensors, and write down every tensor operation that happens. Python itself (the
 # `if`s, the loops, the prints, the reads of globals) runs during that one run and leaves no trace
 # in the graph. Nothing is guarded. The graph is then replayed on later inputs as it is.
@@ -29,15 +29,23 @@
 # - `torch.fx.experimental.proxy_tensor.make_fx`, the tracer this lesson uses directly;
 # - AOTAutograd, which traces every graph Dynamo hands to `aot_eager` or Inductor once more, this
 #   time non-strictly (safe there: Dynamo's graph has every input explicit);
-# - the escape hatches of chapter 2: Dynamo does not look inside a `torch._dynamo.nonstrict_trace`
-#   function or a custom operator, and AOTAutograd traces through it non-strictly.
+# - the escape hatch `torch._dynamo.nonstrict_trace` of chapter 2: Dynamo does not look inside the
+#   function, and AOTAutograd traces through it non-strictly.
+#
+# (A custom operator, the other escape hatch of chapter 2, is not traced at all: its real kernel
+# runs on every call, and what the compiler trusts is its fake kernel and its schema, lesson 2.4.)
 #
 # A non-strict trace is right only for a **pure** function. When it is not, the result is not an
-# error but a silently wrong answer. By the end of this lesson you will be able to say what a
-# non-strict trace does with a global, a print, a mutated list, a data pointer, a Python number
-# and a shape, and make a function safe to trace.
+# error but a silently wrong answer. By the end you will be able to:
 #
-# As in chapter 1, every number below is measured by the cell that states it and `assert`ed there.
+# - say what a non-strict trace does with a global tensor (3.1.1), a print (3.1.2), a mutated list
+#   (3.1.3) and a data pointer (3.1.4);
+# - say what it does with a Python number and a shape (3.2);
+# - make a function safe to trace: everything in through parameters, everything out through the
+#   return value.
+#
+# As in chapter 1, every number below is measured by the cell that states it and `assert`ed there;
+# a fact a torch release may change is a named drift alarm, `drift("...")`.
 
 # %%
 import contextlib
@@ -49,7 +57,7 @@ import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from autograder import check, hint
-from autograder.lab import fullgraph_error, tally_calls
+from autograder.lab import drift, fullgraph_error, tally_calls
 
 torch.manual_seed(0)
 print(torch.__version__)
@@ -115,8 +123,9 @@ assert t.graphs == 2 and t.recompiles == 1
 #
 # For such a function, one run with stand-in tensors tells you everything: the graph is the
 # function. Each of the next four examples breaks one of these rules, and each shows what the
-# trace does with it. The escape hatches of chapter 2 (2.1.2, 2.3, 2.4) rely on the same rules:
-# Dynamo does not check them there either.
+# trace does with it. `nonstrict_trace` (chapter 2, 2.3) relies on the same rules, and Dynamo does
+# not check them there either. A custom operator (2.4) relies on other promises: a schema that
+# says truthfully what it mutates, and a fake kernel that returns the right shapes.
 
 # %% [markdown]
 # ### 3.1.1 Example 1: no explicit input (reading a global tensor)
@@ -138,18 +147,19 @@ try:
 except AssertionError as exc:
     error = str(exc)
 print(error[:100])
-assert error.startswith("Please convert all Tensors to FakeTensors first")
+assert error is not None and "FakeTensor" in error  # the fake mode refuses the real global
 
 # %% [markdown]
-# Allowed to go on, the tracer copies the global into the graph as a constant,
-# `_tensor_constant0`. The graph has one input, `x`:
+# Allowed to go on, the tracer puts the global into the graph as a constant (a `get_attr` node,
+# printed as `_tensor_constant0` here). The graph has one input, `x`:
 
 # %%
 gm = trace(shift, torch.zeros(3))
 print(gm.code)
 placeholders = [n.name for n in gm.graph.nodes if n.op == "placeholder"]
 constants = [n.name for n in gm.graph.nodes if n.op == "get_attr"]
-assert placeholders == ["x_1"] and constants == ["_tensor_constant0"]
+print("inputs:", placeholders, "| constants:", constants)
+assert len(placeholders) == 1 and len(constants) == 1  # x, and the global as a constant of the graph
 
 # %% [markdown]
 # Now the program moves on and *rebinds* the global to a new tensor. Eager Python reads the new
@@ -220,7 +230,7 @@ try:
 except Exception as exc:
     error = exc
 print(type(error).__name__, "-", str(error).splitlines()[0][:110])
-assert type(error).__name__ == "InductorError" and "FakeTensor" in str(error)
+drift("Inductor refuses a global tensor read inside nonstrict_trace", (type(error).__name__, "FakeTensor" in str(error)))
 
 # %% [markdown]
 # The fix is rule 1: the tensor that changes becomes a parameter, and the caller, which runs as
@@ -272,7 +282,7 @@ gm, at_trace = printed(trace, log_and_double, torch.arange(3))
 _, at_replay = printed(gm, torch.arange(3))
 print("printed while tracing:", repr(at_trace))
 print("printed by the graph: ", repr(at_replay))
-assert at_trace.startswith("got FakeTensor(..., size=(3,)") and at_replay == ""
+assert "FakeTensor" in at_trace and at_replay == ""  # it printed the stand-in, once
 
 # %% [markdown]
 # Dynamo handles the same print differently: it cannot put it in a graph either, so by default it
@@ -323,9 +333,10 @@ assert lengths == [1, 0]
 
 # %% [markdown]
 # Traced, the list is flattened into its tensors, which become graph inputs, and the function runs
-# on a rebuilt copy of the list. The documentation of the non-strict model says the caller's list
-# shrinks during tracing; on torch 2.13 it does not, because the pop happens to that copy. The graph
-# then simply adds the input at the position the trace used, and never touches the list:
+# on a rebuilt copy of the list. The programming-model page on the non-strict tracing model says
+# the caller's list shrinks during tracing; on torch 2.13 it does not, because the pop happens to
+# that copy. The graph then simply adds the input at the position the trace used, and never
+# touches the list:
 
 # %%
 pending = [torch.ones(3), torch.full((3,), 5.0)]
@@ -337,8 +348,9 @@ for _ in range(2):
     lengths.append(len(pending))
 print(gm.code)
 print("length after tracing:", after_trace, "| after each graph call:", lengths, "| results:", results)
-assert after_trace == 2 and lengths == [2, 2]
+assert lengths == [after_trace, after_trace]  # the graph never touches the list
 assert results == [1.0, 1.0]  # eagerly: 1.0, then 5.0
+drift("make_fx traces a copy of an input list", after_trace)  # 2: the caller's list did not shrink while tracing
 
 # %% [markdown]
 # Two differences from eager, both silent: the list never shrinks, and every call uses the same
@@ -374,7 +386,7 @@ try:
 except RuntimeError as exc:
     error = str(exc)
 print(error[:95])
-assert error.startswith("Cannot access data pointer of Tensor")
+assert error is not None  # a fake tensor has no memory to point at
 
 # %% [markdown]
 # With `tracing_mode="real"` the trace runs on the real tensor, so the address exists, and the
@@ -406,8 +418,9 @@ assert message is not None and t.graphs == 0 and t.compiled_calls == 0
 #
 # A non-strict trace records tensor operations. Every other value it meets, a Python float or
 # int argument, a size read with `.shape`, a string, becomes a *constant* in the graph, with
-# no guard. Dynamo would guard on each of them and compile again when one changes (chapter 4 is
-# about the cost of that); a non-strict graph is simply wrong for other values.
+# no guard. Dynamo would guard on each of them and compile again when one changes (and, for sizes
+# and numbers, make the value symbolic after one recompile: lesson 1.5; chapter 4 is about the cost
+# of recompiles); a non-strict graph is simply wrong for other values.
 #
 # A Python float first:
 
@@ -524,7 +537,7 @@ check("specialize_seq_len")
 # %% [markdown]
 # ## Summary
 #
-# | what the function does | Dynamo (`torch.compile`) | non-strict trace (`make_fx`, AOTAutograd, escape hatches) |
+# | what the function does | Dynamo (`torch.compile`) | non-strict trace (`make_fx`, AOTAutograd, `nonstrict_trace`) |
 # | --- | --- | --- |
 # | reads a global tensor | graph input, guarded | constant; stale after a rebind |
 # | prints | graph break, prints every call | prints once, while tracing |
@@ -533,4 +546,6 @@ check("specialize_seq_len")
 # | takes a Python number or reads a size | guarded, recompiles when it changes | constant, never checked |
 #
 # Inside a non-strictly traced function, write pure code: everything in through parameters
-# (tensors for anything that varies), everything out through the return value.
+# (tensors for anything that varies), everything out through the return value. (A custom operator
+# is neither column: its real kernel runs on every call; the compiler trusts its fake kernel and
+# `mutates_args` instead, lesson 2.4.)

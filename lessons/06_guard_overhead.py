@@ -14,9 +14,8 @@
 #     name: python3
 # ---
 
-
 # %% [markdown]
-# # Chapter 6: Reducing guard overhead
+# # 6 Reducing guard overhead
 #
 # Once compiled, a call still pays two costs before the graph runs:
 #
@@ -26,12 +25,23 @@
 #   reads and passes it as a graph input.
 #
 # For a small model on a fast backend these costs can be a large part of the call. This chapter
-# shows the knobs that cut them, from the safe one to the ones that can silently give wrong answers.
+# shows the knobs that cut them, from the safest to the ones that can silently give wrong answers.
+# By the end you will be able to:
 #
-# Guard counts and graph-input counts are computed and `assert`ed in the cell that states them.
-# Lookup times come from the profiler and are printed; they vary from run to run on a shared
-# machine, so the only timing asserts are loose ones (the knob made lookups cheaper at all), and
-# only where the gap is large.
+# - turn parameters from per-call inputs into parts of the graph, and say when that is wrong (6.1);
+# - drop guards with a `guard_filter_fn`, choosing among torch's six presets or writing your own,
+#   and name the change each one stops seeing (6.2);
+# - speed up the guards you keep with recursive dict tags, and say what they assume (6.3);
+# - skip guard evaluation altogether while serving, after warm-up (6.4);
+# - combine them, safest first (6.5).
+#
+# Even the defaults leave a few things unguarded (lesson 1.3.2: a hook added after compiling):
+# every knob here trades a little more safety for speed. Guard counts and graph-input counts are
+# computed and `assert`ed in the cell that states them; a fact a torch release may change is a named
+# drift alarm, `drift("...")`. Lookup times come from the profiler and are printed; they vary from
+# run to run on a shared machine, so the only timing asserts are loose ones (the knob made lookups
+# cheaper at all, the best of five runs), and only where the gap is large. Each section ends with an
+# exercise in `exercises/06_guard_overhead/`: run it from here, edit it, and `check("ID")` it.
 
 # %%
 import sys
@@ -40,8 +50,10 @@ import time
 import matplotlib.pyplot as plt
 import torch
 
+from collections import Counter
+
 from autograder import check, hint
-from autograder.lab import config_defaults, guard_report, lookup_us
+from autograder.lab import config_defaults, drift, guard_report, lookup_us
 
 torch.manual_seed(0)
 print(torch.__version__)
@@ -83,14 +95,32 @@ def warm(model, guard_filter_fn=None):
 model = Tower()
 base = guard_report(model, [(x,)], {})
 print(base)
-assert base["kept"] == base["offered"] and base["inputs"] == [9]
+assert base["kept"] == base["offered"] and base["inputs"] == [1 + 2 * len(model.layers)]  # x, a weight and a bias per layer
 deep = Tower(32)
 baseline_us = lookup_us(warm(deep), serve, rounds=3, best_of=5)
 print(f"{base['offered']} guards for 4 layers; cache lookup of a 32-layer tower: {baseline_us:.1f} us per call")
 
+kinds_seen = []
+
+
+def record_kinds(entries):
+    kinds_seen.extend(entry.guard_type for entry in entries)
+    return [True] * len(entries)
+
+
+warm(model, record_kinds)
+histogram = Counter(kinds_seen).most_common()
+print("guards by kind:", histogram)
+assert len(kinds_seen) == base["offered"]
+assert {"EMPTY_NN_MODULE_HOOKS_DICT", "TYPE_MATCH", "NOT_PRESENT_IN_GENERIC_DICT", "MODULE_MATCH"} <= {k for k, _ in histogram[:6]}
+
 # %% [markdown]
-# Nine graph inputs: `x` and the weight and bias of four layers. Most of the guards are about
-# the modules: their identity, their `training` flag, their attributes such as `scale`.
+# Nine graph inputs: `x` and the weight and bias of four layers. Most of the guards are about the
+# modules, and the histogram says what they check: `EMPTY_NN_MODULE_HOOKS_DICT`, that each module's
+# hook dictionaries are still empty; `TYPE_MATCH`, that each object Dynamo read is still of the same
+# type; `NOT_PRESENT_IN_GENERIC_DICT`, that an attribute Dynamo looked up on the class has not been
+# shadowed on the instance; `MODULE_MATCH`, that a module is still the same object. A handful check
+# tensors (`TENSOR_MATCH`) and the rest global state, as in lesson 1.3.
 #
 # ## 6.1 Less bytecode before the graph runs: install_free_tensors
 #
@@ -99,7 +129,7 @@ print(f"{base['offered']} guards for 4 layers; cache lookup of a 32-layer tower:
 # bytecode gathers on every call:
 
 # %%
-assert config_defaults(["install_free_tensors"]) == {"install_free_tensors": False}
+drift("install_free_tensors is off by default", config_defaults(["install_free_tensors"])["install_free_tensors"])
 with torch._dynamo.config.patch(install_free_tensors=True):
     free = guard_report(model, [(x,)], {})
 print(free)
@@ -124,7 +154,8 @@ def after_rebind(install_free_tensors):
 
 results = {flag: after_rebind(flag) for flag in (False, True)}
 print("compiled == eager after rebinding a weight:", results)
-assert results == {False: True, True: False}
+assert results[False] is True  # the default sees the new parameter
+drift("install_free_tensors misses a rebound parameter", results[True])
 
 # %% [markdown]
 # The default stays right (the new parameter is simply a new input); the free-tensor graph returns
@@ -134,10 +165,14 @@ assert results == {False: True, True: False}
 # with Inductor, combined with a guard filter.
 
 # %% [markdown]
-# Exercise: [free_tensors](../exercises/06_guard_overhead/free_tensors.py)
+# ### Exercise: free_tensors
+#
+# Make each graph of a 4-layer model take only its real input instead of the input and eight
+# parameters. Edit
+# [exercises/06_guard_overhead/free_tensors.py](../exercises/06_guard_overhead/free_tensors.py):
 
 # %%
-!{sys.executable} ../exercises/06_guard_overhead/free_tensors.py
+# !{sys.executable} ../exercises/06_guard_overhead/free_tensors.py
 
 # %%
 check("free_tensors")
@@ -147,24 +182,29 @@ check("free_tensors")
 #
 # `torch.compile(..., options={"guard_filter_fn": f})` hands `f` the list of guard entries of each
 # compile; `f` returns one bool per entry, and only the guards marked `True` are kept. torch ships
-# presets:
+# six presets:
 #
 # - `torch.compiler.skip_guard_on_inbuilt_nn_modules_unsafe`: drop guards on PyTorch's own modules
 #   (`Linear`, `LayerNorm`, ...), keep those on your modules;
 # - `torch.compiler.skip_guard_on_all_nn_modules_unsafe`: drop guards on every module;
+# - `torch.compiler.skip_guard_on_globals_unsafe`: drop guards on global variables;
 # - `torch.compiler.keep_tensor_guards_unsafe`: keep only the guards on tensors;
+# - `torch.compiler.keep_portable_guards_unsafe`: keep only tensor metadata, shapes and global
+#   state (the guards that can be checked outside Python);
 # - `torch.compiler.skip_all_guards_unsafe`: keep nothing.
 #
 # How many of the tower's guards each keeps:
 
 # %%
-presets = ["skip_guard_on_inbuilt_nn_modules_unsafe", "skip_guard_on_all_nn_modules_unsafe",
-           "keep_tensor_guards_unsafe", "skip_all_guards_unsafe"]
+presets = ["skip_guard_on_inbuilt_nn_modules_unsafe", "skip_guard_on_all_nn_modules_unsafe", "skip_guard_on_globals_unsafe",
+           "keep_tensor_guards_unsafe", "keep_portable_guards_unsafe", "skip_all_guards_unsafe"]
+drift("torch.compiler ships six guard-filter presets",
+      sorted(name for name in dir(torch.compiler) if name.endswith("_unsafe") and name.startswith(("keep_", "skip_"))))
 kept = {name: guard_report(model, [(x,)], {"guard_filter_fn": getattr(torch.compiler, name)})["kept"] for name in presets}
 for name, count in kept.items():
     print(f"{name:>40}: {count}/{base['offered']} guards kept")
-assert base["offered"] > kept[presets[0]] > kept[presets[1]] > kept[presets[2]] > kept[presets[3]] == 0
-assert kept["keep_tensor_guards_unsafe"] == 1
+assert kept["skip_all_guards_unsafe"] == 0 and all(count < base["offered"] for count in kept.values())
+assert kept["skip_guard_on_all_nn_modules_unsafe"] <= kept["skip_guard_on_inbuilt_nn_modules_unsafe"]  # all modules include the inbuilt ones
 
 # %% [markdown]
 # Fewer guards, cheaper lookups (printed for the 32-layer tower, not asserted except that dropping
@@ -193,54 +233,75 @@ print("compiled == eager after m.scale = 3.0:", stale)
 assert stale == {None: True, "skip_guard_on_inbuilt_nn_modules_unsafe": True, "skip_guard_on_all_nn_modules_unsafe": False}
 
 # %% [markdown]
-# With the default and with the in-built preset, the guard on `scale` (a user module's attribute)
-# is still there: Dynamo recompiles and the answer is right. With `skip_guard_on_all_nn_modules_unsafe`
-# the compiled call keeps multiplying by 2.0: a stale answer and no error. Pick the preset that keeps
-# every guard your program needs, or write your own filter (each entry has `guard_type`, `name`,
-# `is_global`, `orig_guard`, ...).
-
-# %% [markdown]
-# Exercise: [filter_nn_guards](../exercises/06_guard_overhead/filter_nn_guards.py)
+# The global-variable presets miss a change of a global. Here a function adds a global float; the
+# global changes after compiling:
 
 # %%
-!{sys.executable} ../exercises/06_guard_overhead/filter_nn_guards.py
+BIAS = 1.0
+
+
+def shift(v):
+    return v + BIAS
+
+
+def after_global_change(guard_filter_fn):
+    global BIAS
+    BIAS = 1.0
+    torch._dynamo.reset()
+    compiled_shift = torch.compile(shift, backend="eager", options={"guard_filter_fn": guard_filter_fn} if guard_filter_fn else None)
+    compiled_shift(x)
+    BIAS = 5.0
+    return torch.allclose(compiled_shift(x), shift(x))
+
+
+global_stale = {name: after_global_change(getattr(torch.compiler, name) if name else None)
+                for name in (None, "skip_guard_on_globals_unsafe", "keep_portable_guards_unsafe")}
+print("compiled == eager after BIAS = 5.0:", global_stale)
+assert global_stale == {None: True, "skip_guard_on_globals_unsafe": False, "keep_portable_guards_unsafe": False}
+
+# %% [markdown]
+# With the default and with the in-built preset, the guard on `scale` (a user module's attribute)
+# is still there: Dynamo recompiles and the answer is right. With `skip_guard_on_all_nn_modules_unsafe`
+# the compiled call keeps multiplying by 2.0, and with the global presets the function keeps adding
+# 1.0: stale answers and no error. Pick the preset that keeps every guard your program needs, or
+# write your own filter (each entry has `guard_type`, `name`, `is_global`, `orig_guard`, ...).
+#
+# ### Exercise: filter_nn_guards
+#
+# Keep at most 25 guards for a 32-layer model that never changes, and make its typical cache lookup
+# at least twice as fast. Edit
+# [exercises/06_guard_overhead/filter_nn_guards.py](../exercises/06_guard_overhead/filter_nn_guards.py):
+
+# %%
+# !{sys.executable} ../exercises/06_guard_overhead/filter_nn_guards.py
 
 # %%
 check("filter_nn_guards")
 
 # %% [markdown]
-# Exercise: [filter_keeps_attr](../exercises/06_guard_overhead/filter_keeps_attr.py)
+# ### Exercise: filter_keeps_attr
+#
+# Choose a guard filter that keeps few guards yet still sees the attribute the schedule changes, so
+# that every answer stays right. Edit
+# [exercises/06_guard_overhead/filter_keeps_attr.py](../exercises/06_guard_overhead/filter_keeps_attr.py):
 
 # %%
-!{sys.executable} ../exercises/06_guard_overhead/filter_keeps_attr.py
+# !{sys.executable} ../exercises/06_guard_overhead/filter_keeps_attr.py
 
 # %%
 check("filter_keeps_attr")
-
-# %% [markdown]
-# ### Exercise: monitor_hooks
-#
-# The defaults already skip a few guards, the hooks of a module among them. A monitor attaches
-# clipping hooks to a compiled model while it serves, and the answers do not change. Make the
-# compiled model follow every attach and detach, with every request still compiled.
-# Edit [exercises/06_guard_overhead/monitor_hooks.py](../exercises/06_guard_overhead/monitor_hooks.py):
-
-# %%
-# !{sys.executable} ../exercises/06_guard_overhead/monitor_hooks.py 2>&1 | tail -n 2
-
-# %%
-check("monitor_hooks")
 
 # %% [markdown]
 # ## 6.3 Try use_recursive_dict_tags_for_guards first
 #
 # `torch._dynamo.config.use_recursive_dict_tags_for_guards` keeps every guard but checks a module
 # tree faster: when nothing in a module's `__dict__` (recursively) has changed since the last check,
-# the guards under it are skipped. It is `False` by default on torch 2.13, and it is the one knob of
-# this chapter that cannot give a wrong answer, so try it first.
+# the guards under it are skipped. It is `False` by default on torch 2.13. It keeps the guards, so
+# it is the safest knob of this chapter: try it first.
 
 # %%
-assert config_defaults(["use_recursive_dict_tags_for_guards"]) == {"use_recursive_dict_tags_for_guards": False}
+drift("use_recursive_dict_tags_for_guards is off by default",
+      config_defaults(["use_recursive_dict_tags_for_guards"])["use_recursive_dict_tags_for_guards"])
 with torch._dynamo.config.patch(use_recursive_dict_tags_for_guards=True):
     tags = guard_report(model, [(x,)], {})
     tags_us = lookup_us(warm(deep), serve, rounds=3, best_of=5)
@@ -250,14 +311,65 @@ print(f"guards kept {tags['kept']}/{tags['offered']}; lookup {tags_us:.1f} us (d
 assert tags["kept"] == tags["offered"] == base["offered"] and safe
 
 # %% [markdown]
-# Same guards, same answers; the lookup time it saves depends on the model and the machine (we print
-# it, we do not assert it).
-
-# %% [markdown]
-# Exercise: [dict_tags_first](../exercises/06_guard_overhead/dict_tags_first.py)
+# Same guards, same answers for a changed attribute; the lookup time it saves depends on the model
+# and the machine (we print it, we do not assert it).
+#
+# Safest is not safe, though. A dict tag changes when an entry of a `__dict__` is set; it does not
+# change when an object the dictionary *holds* changes inside. Dynamo therefore assumes that some
+# objects never change inside: with `torch._dynamo.config.assume_dunder_attributes_remain_unchanged`
+# (on by default) it assumes that nobody rebinds a function's dunder attributes (`__code__`,
+# `__defaults__`, ...) after compiling. A module that keeps a helper function as an attribute, and a
+# program that changes the helper's default argument:
 
 # %%
-!{sys.executable} ../exercises/06_guard_overhead/dict_tags_first.py
+def helper(v, k=2.0):
+    return v * k
+
+
+class WithHelper(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(8, 8)
+        self.act = helper
+
+    def forward(self, v):
+        return self.act(self.lin(v))
+
+
+def after_defaults_change(use_tags):
+    helper.__defaults__ = (2.0,)
+    torch.manual_seed(0)
+    module = WithHelper()
+    with torch._dynamo.config.patch(use_recursive_dict_tags_for_guards=use_tags):
+        torch._dynamo.reset()
+        compiled_module = torch.compile(module, backend="eager")
+        compiled_module(x)
+        compiled_module(x)
+        helper.__defaults__ = (3.0,)
+        right = torch.allclose(compiled_module(x), module(x))
+    helper.__defaults__ = (2.0,)
+    return right
+
+
+dunder = {use_tags: after_defaults_change(use_tags) for use_tags in (False, True)}
+print("compiled == eager after helper.__defaults__ = (3.0,):", {f"dict tags {k}": v for k, v in dunder.items()})
+assert dunder[False] is True  # the default guards see the new default
+drift("recursive dict tags assume function dunders are never rebound", torch._dynamo.config.assume_dunder_attributes_remain_unchanged)
+drift("recursive dict tags miss a rebound function default", dunder[True])
+
+# %% [markdown]
+# With dict tags on, the compiled module keeps multiplying by 2.0. Programs that patch functions
+# after compiling are rare, but they exist (mocking in tests, hot-patching): for them this knob is
+# wrong too.
+#
+# ### Exercise: dict_tags_first
+#
+# A model's answers go stale under an unsafe guard filter; keep every guard and make them cheaper
+# to check instead. Edit
+# [exercises/06_guard_overhead/dict_tags_first.py](../exercises/06_guard_overhead/dict_tags_first.py):
+
+# %%
+# !{sys.executable} ../exercises/06_guard_overhead/dict_tags_first.py
 
 # %%
 check("dict_tags_first")
@@ -295,7 +407,7 @@ with torch.compiler.set_stance(skip_guard_eval_unsafe=True):
 after_stance = torch.allclose(compiled(x), m(x))
 print("new batch size under the stance:", error)
 print("right after m.scale = 5.0, under the stance:", under_stance, "| after leaving it:", after_stance)
-assert error.startswith("Recompilation triggered with skip_guard_eval_unsafe stance")
+assert error is not None and "skip_guard_eval_unsafe" in error  # the error names the stance
 assert under_stance is False and after_stance is True
 
 # %% [markdown]
@@ -303,10 +415,14 @@ assert under_stance is False and after_stance is True
 # Dynamo recompiles.
 
 # %% [markdown]
-# Exercise: [skip_eval_serving](../exercises/06_guard_overhead/skip_eval_serving.py)
+# ### Exercise: skip_eval_serving
+#
+# Serve a model with guard evaluation skipped, entering the stance only once every input kind has
+# compiled, and keep every answer right. Edit
+# [exercises/06_guard_overhead/skip_eval_serving.py](../exercises/06_guard_overhead/skip_eval_serving.py):
 
 # %%
-!{sys.executable} ../exercises/06_guard_overhead/skip_eval_serving.py
+# !{sys.executable} ../exercises/06_guard_overhead/skip_eval_serving.py
 
 # %%
 check("skip_eval_serving")
@@ -355,23 +471,28 @@ assert steps["+ skip nn guards"][0] < steps["compile, default"][0]
 # %% [markdown]
 # What to read from it: the lookup time drops by several times once the module guards go; the stance
 # adds little on top here, because after the filter only a handful of guards are left to skip. The
-# whole call drops by much less, because the graph itself, and the Python around it, still run. With the `eager` backend the graph runs op by op, so it is the
-# biggest part; with Inductor the graph is faster and the guard share larger. Only the
-# assert on the lookup is kept: the call times are too noisy here to assert.
+# whole call drops by much less, because the graph itself, and the Python around it, still run.
+# With the `eager` backend the graph runs op by op, so it is the biggest part; with Inductor the
+# graph is faster and the guard share larger. Only the assert on the lookup is kept: the call times
+# are too noisy here to assert.
 #
 # A checklist, safest first:
 #
-# 1. `use_recursive_dict_tags_for_guards = True` (no change in behaviour);
-# 2. `install_free_tensors = True` if parameters are never rebound after compiling;
-# 3. a guard filter that drops only the guards on what never changes;
-# 4. `set_stance(skip_guard_eval_unsafe=True)` around serving, after warming up every input kind.
+# 1. `use_recursive_dict_tags_for_guards = True`: every guard kept, as long as no function's
+#    `__code__` or `__defaults__` is rebound after compiling (6.3);
+# 2. `install_free_tensors = True` if parameters are never rebound after compiling (6.1);
+# 3. a guard filter that drops only the guards on what never changes (6.2);
+# 4. `set_stance(skip_guard_eval_unsafe=True)` around serving, after warming up every input kind
+#    (6.4).
 #
-# Exercise: [serve_tuned](../exercises/06_guard_overhead/serve_tuned.py). A model that branches on
-# the batch size is served with two batch sizes: apply the checklist, and keep what must stay guarded
-# (the batch size) guarded.
+# ### Exercise: serve_tuned
+#
+# A model that branches on the batch size is served with two batch sizes: apply the checklist, and
+# keep what must stay guarded (the batch size) guarded. Edit
+# [exercises/06_guard_overhead/serve_tuned.py](../exercises/06_guard_overhead/serve_tuned.py):
 
 # %%
-!{sys.executable} ../exercises/06_guard_overhead/serve_tuned.py
+# !{sys.executable} ../exercises/06_guard_overhead/serve_tuned.py
 
 # %%
 check("serve_tuned")
@@ -382,8 +503,24 @@ check("serve_tuned")
 # In the official PyTorch documentation (pytorch.org/docs):
 #
 # - "torch.compiler.set_stance": the stances, including `skip_guard_eval_unsafe`;
-# - "torch.compiler API reference": `skip_guard_on_all_nn_modules_unsafe`,
-#   `skip_guard_on_inbuilt_nn_modules_unsafe`, `keep_tensor_guards_unsafe`, `skip_all_guards_unsafe`;
+# - "torch.compiler API reference": the six guard-filter presets of 6.2;
 # - "torch.compiler_troubleshooting" (Troubleshooting): reading guards and recompiles;
 # - "Reducing torch.compile cold start compilation time with regional compilation" (a recipe), for
 #   the compile side covered in chapter 5.
+#
+# Beyond the reference pages, the post "Inside torch.compile Guards", which the newer documentation
+# points to, explains how guards are built and evaluated.
+
+# %% [markdown]
+# ## Summary
+#
+# - `install_free_tensors` makes parameters part of the graph: one input instead of many, the same
+#   guards, and a stale answer if a parameter is rebound after compiling (6.1).
+# - A `guard_filter_fn` drops guards: six presets, from "skip PyTorch's own modules" to "skip
+#   everything", each blind to some change (a module attribute, a global); keep what your program
+#   changes (6.2).
+# - Recursive dict tags keep every guard and check module trees faster, assuming function dunders
+#   are never rebound (6.3).
+# - `skip_guard_eval_unsafe` skips guard evaluation while serving: warm up every input kind first;
+#   it raises for an input no entry fits and misses an attribute change (6.4).
+# - Combine them safest first, and measure the lookup time with the profiler (6.5).

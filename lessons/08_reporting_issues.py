@@ -18,21 +18,25 @@
 # # 8 Reporting issues
 #
 # Sooner or later a program works eagerly and fails under torch.compile: it raises, or it returns
-# different numbers. Before you can report it (or work around it), you need three answers:
+# different numbers. Before you can report it (or work around it), you need three answers. By the
+# end you will be able to find them:
 #
 # - **which stage** of the compiler is at fault: Dynamo, AOTAutograd, the decompositions, or
 #   Inductor's code generation (8.1, ablation);
 # - **which part** of that stage, and which operation (8.2, bisection);
-# - **the smallest program** that still fails the same way, which anyone can run (8.3).
+# - **the smallest program** that still fails the same way, which anyone can run (8.3), with the
+#   tools torch offers for it (the minifier's levels, a trace's `fx_graph_runnable`).
 #
 # A real compiler bug cannot be relied on to stay in torch: it gets fixed. So every failure in this
 # lesson and its exercises is **planted by the course**, with tools torch gives anyone: a custom
 # operator whose registration lies (about its output's shape, or about mutating its input), and
 # decompositions that compute something else. They fail the way real bugs fail, at a known stage.
-# Every number below is measured by the cell that states it and `assert`ed there.
+# Every number below is measured by the cell that states it and `assert`ed there; a fact a torch
+# release may change is a named drift alarm, `drift("...")`.
 
 # %%
 import logging
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -41,9 +45,8 @@ import torch
 from torch._inductor import decomposition as inductor_decompositions
 from torch._inductor.compiler_bisector import CompilerBisector
 
-from autograder.lab import raised_by_hand
 from autograder import check, hint
-from autograder.lab import ABLATION_BACKENDS, ablate, bisect, first_failing, run_reproducer
+from autograder.lab import ABLATION_BACKENDS, ablate, bisect, drift, first_failing, raised_by_hand, run_reproducer
 
 print(torch.__version__)
 BUILD = Path("build").resolve()  # scratch space for this lesson (git ignores build/)
@@ -65,11 +68,15 @@ BUILD.mkdir(exist_ok=True)
 #
 # Run the failing program with each, in that order: the **first** backend that misbehaves names
 # the guilty stage, since every later backend includes it. Then, if Inductor is at fault, vary its
-# `mode=` and `dynamic=` to narrow it further.
+# `mode=` and `dynamic=` to narrow it further. (Of the modes, `"reduce-overhead"` uses CUDA graphs,
+# which need a GPU: outside this CPU course; `"max-autotune"` tries more kernel variants.)
 #
 # A planted Inductor-only failure: a custom operator that adds one to its input *in place*, but is
 # registered with `mutates_args=()`, a promise that it changes nothing. Every stage before code
-# generation keeps the program's order of operations; Inductor believes the promise and reorders.
+# generation keeps the program's order of operations and reads the buffer the operator changed.
+# Inductor believes the promise: to it, `y = x * 2` cannot have changed, so it fuses that
+# multiplication into the final add and computes it again from the input, never reading the changed
+# buffer.
 # `ablate(fn, driver, backends)` (from the course's probe) runs the program eagerly, then under each
 # backend from a clean state, and compares (the Inductor run takes several seconds):
 
@@ -93,12 +100,30 @@ def plus_total(x):
 inputs = [torch.ones(3), torch.arange(3.0)]
 stages = ablate(plus_total, lambda f: [f(x.clone()) for x in inputs], backends=ABLATION_BACKENDS, stop_at_first=False)
 print("\n".join(map(str, stages)))
-assert [s.status for s in stages] == ["ok", "ok", "ok", "wrong result"]
+assert [s.status for s in stages][:3] == ["ok", "ok", "ok"]  # the stages before code generation keep the order
+drift("a lying mutates_args gives a wrong result under Inductor only", [s.status for s in stages])
 assert first_failing(stages).backend == "inductor"
 
 # %% [markdown]
 # Only Inductor is wrong: the bug (here, the lie) lives in what code generation does with the
-# graph. `torch.library.opcheck(bump_, (torch.ones(3),))` would have caught this lie directly
+# graph. The generated code shows how: the fused kernel that computes the output takes the graph's
+# input, not the buffer the operator changed, and multiplies it by 2 again (this cell runs Inductor
+# once more):
+
+# %%
+from torch._inductor.utils import run_and_get_code
+
+torch._dynamo.reset()
+result, sources = run_and_get_code(torch.compile(plus_total), torch.ones(3))
+calls = [line.strip() for code in sources for line in code.splitlines() if re.match(r"\s*cpp_fused_\w+\(", line)]
+print("eager:", plus_total(torch.ones(3)).tolist(), "| inductor:", result.tolist())
+print("kernel calls:", calls)
+assert plus_total(torch.ones(3)).tolist() != result.tolist()
+drift("Inductor recomputes x * 2 from the graph input inside the fused add",
+      any(call.startswith("cpp_fused_add_mul") and "arg0_1" in call for call in calls))
+
+# %% [markdown]
+# `torch.library.opcheck(bump_, (torch.ones(3),))` would have caught this lie directly
 # (chapter 2.4).
 #
 # The same ablation on a failure planted earlier in the pipeline: a custom operator whose *fake*
@@ -126,7 +151,7 @@ stages = ablate(row_max, lambda f: f(torch.arange(4.0)))
 fake_tensor_log.disabled = False
 print("\n".join(map(str, stages)))
 assert [(s.backend, s.status) for s in stages] == [("eager", "exception")]
-assert "Dimension out of range" in stages[0].detail
+assert row_max(torch.arange(4.0)).shape == (4,)  # eagerly the program works: the failure is in the registration
 
 # %% [markdown]
 # The eager run works; Dynamo's trace fails (ablation stops at the first failure). The error is
@@ -269,11 +294,31 @@ check("bisect_decomp")
 # the smallest function that calls the failing operation, and real data by `torch.randn` of the
 # same shapes and dtypes.
 #
-# torch can help: `TORCHDYNAMO_REPRO_AFTER="dynamo"` (or `"aot"`) makes a failing compile write a
-# `minifier_launcher.py` into `torch_compile_debug/`, which re-runs the captured graph and shrinks
-# it automatically (`TORCHDYNAMO_REPRO_LEVEL` sets how thorough it is). It is worth trying; it does
-# not shrink the Python around the graph, and a planted failure like the ones here (in a
-# registration) is easier to cut by hand.
+# torch can help in two ways. A trace's `fx_graph_runnable` (lesson 7.2) is a standalone script of the
+# graph Inductor received: for a failure inside Inductor it is often a reproducer already, minus
+# the Python around the graph. And the *minifier*: `TORCHDYNAMO_REPRO_AFTER="dynamo"` (or `"aot"`,
+# after AOTAutograd) makes Dynamo save the graph it compiles, and `TORCHDYNAMO_REPRO_LEVEL` says
+# *what* it writes and *when*:
+#
+# | level | writes |
+# | --- | --- |
+# | 1 | `repro.py`, the graph as a script, when the compile fails |
+# | 2 (the default) | `minifier_launcher.py` when the compile fails: run it to shrink the graph automatically |
+# | 3 | `minifier_launcher.py` always (for a crash that kills the process, such as a segfault) |
+# | 4 | `minifier_launcher.py` when the compiled graph's *result* differs from eager |
+#
+# A wrong result, the failure of this lesson's programs, needs level 4; a compile error, level 2.
+# Both variables are read when torch is imported; their values are in `torch._dynamo.config`:
+
+# %%
+print("repro_after:", torch._dynamo.config.repro_after, "| repro_level:", torch._dynamo.config.repro_level)
+drift("TORCHDYNAMO_REPRO_LEVEL is 2 by default", torch._dynamo.config.repro_level)
+
+# %% [markdown]
+# `TORCHDYNAMO_REPRO_FORWARD_ONLY=1` checks the forward pass only, when the backward gets in the way.
+# The files go to `torch_compile_debug/`. The minifier does not shrink the Python around the graph,
+# and a planted failure like the ones here (in a registration) is easier to cut by hand. Attach the
+# trace (7.2) to the report as well.
 #
 # The course's checker runs a reproducer the way a reader of the report would: in a fresh
 # interpreter it imports the file, calls `fn(*make_inputs())` eagerly, then compiled with each
@@ -359,3 +404,14 @@ assert "your file raises it itself" in raised_by_hand(named)
 
 # %%
 check("minimal_repro")
+
+# %% [markdown]
+# ## Summary
+#
+# - Ablate first: run under `eager`, `aot_eager`, `aot_eager_decomp_partition` and `inductor`, in
+#   that order; the first that fails names the stage (8.1).
+# - Inside a stage, `CompilerBisector.do_bisect(test_fn)` finds the subsystem and the one
+#   application that breaks the result, with a `test_fn` that compiles afresh on every call (8.2).
+# - Cut the program down to a standalone file that fails the same way under the same backend and
+#   passes under the earlier ones; `fx_graph_runnable` and the minifier (`TORCHDYNAMO_REPRO_LEVEL=4`
+#   for a wrong result) can give you a head start (8.3).

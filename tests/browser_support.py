@@ -121,10 +121,45 @@ def copy_course(dest: Path) -> Path:
     return dest
 
 
+def copy_course_as_clone(dest: Path) -> Path:
+    """A copy of the course as a learner's clone: the tree ``./course`` serves, its own script and
+    Jupyter configuration, committed to a git repository of its own, so that a test can prove the
+    session left ``git status`` clean."""
+    copy_course(dest)
+    for name in ("course", ".jupyter", ".gitignore", "pyproject.toml", "README.md"):
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, dest / name)
+        else:
+            shutil.copy2(source, dest / name)
+    git = ["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid"]
+    subprocess.run(["git", "init", "-q", str(dest)], check=True)
+    subprocess.run([*git, "-C", str(dest), "add", "-A"], check=True)
+    subprocess.run([*git, "-C", str(dest), "commit", "-q", "-m", "course"], check=True)
+    return dest
+
+
+def git_status(course: Path) -> str:
+    return subprocess.run(["git", "-C", str(course), "status", "--porcelain"], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def learner_environment(scratch: Path, course: Path) -> dict:
+    """A new learner's environment: a fresh HOME (no Jupyter settings, no kernels of their own), the
+    course's Python (COURSE_PYTHON, which ./course documents, instead of a .venv built in the copy)
+    and the copy's autograder ahead of the editable install (PYTHONPATH)."""
+    home = scratch / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "IPYTHON", "AUTOGRADER_", "COURSE_"))}
+    env.update({"HOME": str(home), "COURSE_PYTHON": sys.executable, "PYTHONPATH": str(course),
+                "PYTHONDONTWRITEBYTECODE": "1"})
+    return env
+
+
 def make_lesson_notebooks(course: Path) -> list[Path]:
     """What ``./course start`` does before it opens JupyterLab: a paired .ipynb for each lesson."""
     made = []
-    for lesson in sorted((course / "lessons").glob("[0-9][0-9]_*.py")):
+    for lesson in sorted((course / "lessons").glob("[0-9][0-9]*_*.py")):
         subprocess.run([sys.executable, "-m", "jupytext", "--quiet", "--to", "ipynb", "--set-formats",
                         "ipynb,py:percent", str(lesson)], cwd=course, check=True, capture_output=True, timeout=120)
         made.append(lesson.with_suffix(".ipynb"))
@@ -242,6 +277,37 @@ class JupyterLab:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+class CourseStart(JupyterLab):
+    """``./course start`` exactly as the README says: no server flags; the port and token come from
+    COURSE_PORT and COURSE_TOKEN, and COURSE_NO_BROWSER=1 keeps it from opening a browser (all three
+    documented in ./course). ``printed_url`` is the URL it printed for the learner."""
+
+    def __init__(self, course: Path, env: dict, log: Path):
+        super().__init__(course, env, log, launcher=[str(course / "course"), "start"])
+        self.printed_url = None
+
+    def start(self, timeout: float = 120) -> "CourseStart":
+        env = {**self.env, "COURSE_PORT": str(self.port), "COURSE_TOKEN": self.token, "COURSE_NO_BROWSER": "1"}
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._log = open(self.log_path, "wb")
+        began = time.monotonic()
+        self.process = subprocess.Popen(self.launcher, cwd=self.root_dir, env=env, stdout=self._log,
+                                        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        while time.monotonic() - began < timeout:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"./course start exited with {self.process.returncode}:\n{self.log_tail()}")
+            try:
+                self.api("api/status")
+                self.started_in = time.monotonic() - began
+                printed = re.search(r"^\s*(http://\S+/lab/tree/\S+)$", self.log_path.read_text(errors="replace"), re.M)
+                self.printed_url = printed[1] if printed else None
+                return self
+            except (urllib.error.URLError, ConnectionError, OSError):
+                time.sleep(0.3)
+        self.stop()
+        raise RuntimeError(f"./course start did not answer within {timeout:.0f} s:\n{self.log_tail()}")
 
 
 # -- JupyterLab UI steps ---------------------------------------------------------------------------

@@ -40,7 +40,7 @@ def test_list_json_maps_nine_or_more_exercises_to_chapters_3_and_4_covering_ever
     covered = {sid for e in listed for sid in e["syllabus"]}
     assert {"3.1.1", "3.1.2", "3.1.3", "3.2", "4.1", "4.2", "4.3", "4.4", "4.5"} <= covered
     chapter4 = [e for e in listed if e["chapter"] == 4]
-    assert {e["syllabus"][0] for e in chapter4} == {"4.1", "4.2", "4.3", "4.4", "4.5"}  # each ID has its exercise
+    assert {".".join(e["syllabus"][0].split(".")[:2]) for e in chapter4} == {"4.1", "4.2", "4.3", "4.4", "4.5"}  # each ID has its exercise
     assert len([e for e in listed if e["chapter"] == 3]) >= 4
 
 
@@ -48,7 +48,7 @@ def test_list_json_maps_nine_or_more_exercises_to_chapters_3_and_4_covering_ever
 def test_lesson_has_each_section_once_and_links_runs_and_checks_every_exercise(chapter):
     text = (ROOT / "lessons" / f"{chapter}.py").read_text()
     number = str(CHAPTERS[chapter])
-    wanted = {"3": ["3.1", "3.1.1", "3.1.2", "3.1.3", "3.1.4", "3.2"], "4": ["4.1", "4.2", "4.3", "4.4", "4.5"]}[number]
+    wanted = {"3": ["3.1", "3.1.1", "3.1.2", "3.1.3", "3.1.4", "3.2"], "4": ["4.1", "4.1.1", "4.1.2", "4.2", "4.3", "4.4", "4.5"]}[number]
     found = re.findall(r"^# #{2,6} (\d+(?:\.\d+)+) ", text, re.M)
     assert sorted(found) == sorted(wanted), found
     assert "data:image" not in text and "savefig" not in text  # plots are drawn live, never stored

@@ -20,7 +20,7 @@ from conftest import ROOT, run_cli
 from exercise_text import message, solution, starter, status, swap
 
 CHAPTERS = {"05_compile_time": 5, "06_guard_overhead": 6}
-SECTIONS = {5: ["5.1", "5.2", "5.3", "5.4", "5.5"], 6: ["6.1", "6.2", "6.3", "6.4", "6.5", "6.6"]}
+SECTIONS = {5: ["5.1", "5.2", "5.3", "5.4", "5.5", "5.6"], 6: ["6.1", "6.2", "6.3", "6.4", "6.5", "6.6"]}
 SEED = 5
 
 

@@ -84,23 +84,29 @@ def test_hint_walks_the_ladder(tmp_path, monkeypatch):
     assert outs[5] == outs[4]  # stays on the last hint
 
 
-def test_reset_restores_the_starting_file(tmp_path):
+def test_reset_restores_the_starting_file_and_keeps_the_learners_as_a_backup(tmp_path):
     import os
-    import shutil
     import subprocess
     import sys
 
     from autograder.format.exercise import load
 
-    copy = tmp_path / "exercises"
-    shutil.copytree(ROOT / "exercises", copy)
-    edited = copy / "01_dynamo_core" / "trace_tolist.py"
-    edited.write_text("# learner's broken edit\n")
-    env = {**os.environ, "AUTOGRADER_EXERCISES": str(copy)}
+    exercise = load("trace_tolist")
+    env = {**os.environ, "AUTOGRADER_WORKSPACE": str(tmp_path / "ws"), "AUTOGRADER_STATE": str(tmp_path / "s.json")}
+    copy = tmp_path / "ws" / "exercises" / exercise.chapter / "trace_tolist.py"
+    copy.parent.mkdir(parents=True)
+    copy.write_text("# learner's broken edit\n")
     run = subprocess.run([sys.executable, "-m", "autograder", "reset", "trace_tolist"], cwd=ROOT, env=env,
                          capture_output=True, text=True)
-    assert run.returncode == 0 and "Restored" in run.stdout
-    assert edited.read_text() == load("trace_tolist").starter.read_text()
+    assert run.returncode == 0 and "Restored" in run.stdout, run.stdout + run.stderr
+    assert copy.read_text() == exercise.starter.read_text()
+    backups = list((tmp_path / "ws" / "backups").glob("trace_tolist.*.py"))
+    assert len(backups) == 1 and backups[0].read_text() == "# learner's broken edit\n"
+    assert backups[0].name in run.stdout  # it says where
+    again = subprocess.run([sys.executable, "-m", "autograder", "reset", "trace_tolist"], cwd=ROOT, env=env,
+                           capture_output=True, text=True)
+    assert again.returncode == 0 and "kept" not in again.stdout  # nothing of the learner's to keep
+    assert len(list((tmp_path / "ws" / "backups").iterdir())) == 1
 
 
 def test_every_command_has_help():
@@ -110,3 +116,45 @@ def test_every_command_has_help():
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
     for action in sub._choices_actions:
         assert action.help, f"command {action.dest} has no help text"
+
+
+def readme_learner_commands() -> list[str]:
+    """The learner's commands as the README shows them (the block under "How you work")."""
+    import re
+
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("## How you work", 1)[1].split("```", 2)[1]
+    return [line.split("#")[0].strip() for line in block.splitlines() if line.strip().startswith("./course ")]
+
+
+def test_the_readme_commands_work_as_written_from_a_plain_shell(tmp_path):
+    """`env -i PATH=/usr/bin:/bin HOME=$(mktemp -d)`: no `python` on PATH, nothing activated."""
+    import hashlib
+    import os
+    import subprocess
+
+    import pytest
+
+    stamp = ROOT / ".venv" / f".installed-{hashlib.sha256((ROOT / 'pyproject.toml').read_bytes()).hexdigest()[:16]}"
+    if not stamp.exists():  # ./course would set up .venv first: not in a test
+        why = f"the course's .venv is not set up here ({stamp.name} missing): run ./course setup"
+        pytest.fail(why) if os.environ.get("CI") else pytest.skip(why)
+    commands = readme_learner_commands()
+    assert {c.split()[1] for c in commands} >= {"check", "hint", "watch", "progress", "reset", "solution", "list"}
+    home = tmp_path / "home"
+    home.mkdir()
+    clean = ["env", "-i", "PATH=/usr/bin:/bin", f"HOME={home}", "NO_COLOR=1",
+             f"AUTOGRADER_WORKSPACE={tmp_path / 'workspace'}", f"AUTOGRADER_STATE={tmp_path / 'progress.json'}"]
+    assert subprocess.run([*clean, "sh", "-c", "command -v python"], capture_output=True).returncode != 0
+    for command in commands:
+        argv = command.replace("ID", "trace_tolist").split()[1:]
+        if argv[0] == "watch":
+            argv.append("--once")  # as written it watches until Ctrl-C (tests/test_learner.py covers that)
+        run = subprocess.run([*clean, "./course", *argv], cwd=ROOT, capture_output=True, text=True, timeout=300)
+        shown = run.stdout + run.stderr
+        assert run.returncode in (0, 1), f"{command}: exit {run.returncode}\n{shown}"
+        assert "Traceback" not in shown and "No module named" not in shown, f"{command}:\n{shown}"
+        if argv[0] in ("check", "watch"):
+            assert "trace_tolist: FAILED" in shown and "workspace/exercises/01_dynamo_core/trace_tolist.py" in shown, shown
+        if argv[0] == "hint":
+            assert shown.startswith("Hint 1/"), shown

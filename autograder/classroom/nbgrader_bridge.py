@@ -35,7 +35,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.format.exercise import ROOT, Exercise, discover, load, split_header
+from autograder.format.exercise import ROOT, Exercise, discover, lesson_for, load, split_header
 from autograder.learner.view import learner_view, parse_hide, relabel, render
 from autograder.format.result import ERROR, FAILED, CheckResult, Result
 
@@ -244,10 +244,16 @@ def check_source(exercise_id: str, hidden=()) -> str:
 
 
 def chapter_title(chapter: str) -> str:
-    """The lesson's first heading (``# # 1 Dynamo core concepts``), else the folder name."""
-    lesson = ROOT / "lessons" / f"{chapter}.py"
+    """The lesson's first heading (``# # 1 Dynamo core concepts``), else the folder name. For a
+    chapter in several lessons (``# # 2a Working with graph breaks (part 1: ...)``), the chapter's
+    part of the first one's: ``2 Working with graph breaks``."""
+    lesson = lesson_for(chapter, str(int(chapter[:2])))
     if lesson.is_file():
         for line in lesson.read_text(encoding="utf-8").splitlines():
+            match = re.match(r"^# # (\d+)([a-z]?) (.+)$", line)
+            if match:
+                title = re.sub(r" \(part \d+[^)]*\)$", "", match[3].strip()) if match[2] else match[3].strip()
+                return f"{match[1]} {title}"
             match = re.match(r"^# # (.+)$", line)
             if match:
                 return match[1].strip()
@@ -259,7 +265,7 @@ def task_markdown(number: int, exercise: Exercise, hidden=()) -> str:
     checks = ", ".join(f"{c.name} ({c.points})" for c in shown)
     more = "; more checks that are not shown also count" if hidden else ""
     lines = [f"## {number}. {exercise.title} (`{exercise.id}`, {exercise.max_score} points)", "", exercise.task, "",
-             f"Lesson section {exercise.section} in `lessons/{exercise.chapter}.py` teaches what you need. "
+             f"Lesson section {exercise.section} in `{exercise.rel(exercise.lesson)}` teaches what you need. "
              f"Checks: {checks}{more}."]
     for level, hint in enumerate(exercise.hints, start=1):
         lines += ["", f"<details><summary>Hint {level} of {len(exercise.hints)}</summary>", "", hint, "", "</details>"]

@@ -10,7 +10,7 @@ import json
 import re
 from pathlib import Path
 
-from autograder.format.exercise import EXERCISES, LESSONS, ROOT, Exercise, discover, starter_source
+from autograder.format.exercise import EXERCISES, LESSONS, ROOT, Exercise, discover, lesson_files, starter_source
 
 SYLLABUS_FILE = ROOT / "SYLLABUS.md"
 # Exactly what jupytext writes for a lesson paired with its notebook (lessons/jupytext.toml), so
@@ -47,7 +47,7 @@ def syllabus_ids() -> list[tuple[str, str, bool]]:
 def lesson_sections() -> dict[str, str]:
     """Syllabus ID -> lesson path, from the numbered headings of every lesson."""
     found: dict[str, str] = {}
-    for lesson in sorted(LESSONS.glob("[0-9][0-9]_*.py")):
+    for lesson in lesson_files():
         for line in lesson.read_text(encoding="utf-8").splitlines():
             match = re.match(r"^# #{2,6} (\d+(?:\.\d+)+) ", line)
             if match:
@@ -57,12 +57,13 @@ def lesson_sections() -> dict[str, str]:
 
 def exercises_index(exercises: list[Exercise]) -> str:
     lines = [GENERATED_NOTE, "", "# Exercises", "",
-             "Each file here is broken on purpose. Open it, read the task at the top, fix it, then run",
-             "`python -m autograder check ID`. `python -m autograder hint ID` gives the next hint.", "",
+             "Each file here is a starting file, broken on purpose. You edit your own copy of it,",
+             "`workspace/exercises/CHAPTER/ID.py` (made by `./course start`, or by the first `./course check ID`),",
+             "so that these stay as they are; `./course check ID` grades your copy, `./course hint ID` gives a hint.", "",
              "| id | chapter | syllabus | title | lesson | points | needs |", "|---|---|---|---|---|---|---|"]
     for e in exercises:
         lines.append(f"| [{e.id}]({e.chapter}/{e.id}.py) | {e.chapter_number} | {', '.join(e.syllabus)} | {e.title} "
-                     f"| [{e.chapter}](../lessons/{e.chapter}.py) | {e.max_score} | {', '.join(e.needs) or '-'} |")
+                     f"| [{e.lesson.stem}](../lessons/{e.lesson.name}) | {e.max_score} | {', '.join(e.needs) or '-'} |")
     return "\n".join(lines) + "\n"
 
 
@@ -91,12 +92,11 @@ def course_home(exercises: list[Exercise]) -> str:
     lines = [GENERATED_NOTE, "", "# The course", "",
              "Open the lessons in order. Each section ends with its exercises: run the broken file from",
              "the lesson, edit it, and `check` it.", ""]
-    for lesson in sorted(LESSONS.glob("[0-9][0-9]_*.py")):
+    for lesson in lesson_files():
         rel = lesson.relative_to(ROOT).as_posix()
-        notebook = lesson.with_suffix(".ipynb").name
-        lines.append(f"## [{lesson_title(lesson)}]({notebook})")
-        lines.append("")
-        lines.append(f"Notebook made by `./course start` from the text source [{lesson.name}]({lesson.name}).")
+        # Links name the tracked text; in the learner's workspace copy of this page they open the
+        # lesson's notebook (learner/workspace.py relinks them).
+        lines.append(f"## [{lesson_title(lesson)}]({lesson.name})")
         lines.append("")
         for sid in [sid for sid, where in sections.items() if where == rel]:
             practised = [e for e in exercises if sid in e.syllabus]
@@ -128,7 +128,7 @@ def expected_files(exercises: list[Exercise] | None = None) -> dict[Path, str]:
     files[EXERCISES / "README.md"] = exercises_index(exercises)
     files[LESSONS / "syllabus.json"] = syllabus_map(exercises)
     files[LESSONS / "README.md"] = course_home(exercises)
-    for lesson in sorted(LESSONS.glob("[0-9][0-9]_*.py")):
+    for lesson in lesson_files():
         files[lesson] = lesson_with_header(lesson)
     return files
 

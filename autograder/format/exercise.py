@@ -92,6 +92,38 @@ COMMON_CHECK_KEYS = {"kind", "name", "points", "section", "hidden"}
 COMPILE_KEYS = {"fullgraph", "dynamic", "backend"}
 
 
+# Lessons: lessons/NN_topic.py, or NNa_topic.py, NNb_topic.py when a chapter is split in parts.
+LESSON_NAME = re.compile(r"^(\d\d)([a-z]?)_[a-z0-9_]+\.py$")
+LESSON_HEADING = re.compile(r"^# #{2,6} (\d+(?:\.\d+)+) ", re.M)
+
+
+def lesson_files() -> list[Path]:
+    """Every lesson's text source, in course order."""
+    return sorted(p for p in LESSONS.glob("[0-9][0-9]*_*.py") if LESSON_NAME.match(p.name))
+
+
+def lesson_headings(lesson: Path) -> list[str]:
+    """The syllabus IDs that are numbered headings of ``lesson``, in order."""
+    return LESSON_HEADING.findall(lesson.read_text(encoding="utf-8")) if lesson.is_file() else []
+
+
+def lesson_for(chapter: str, section: str) -> Path:
+    """The lesson of ``chapter`` (``02_graph_breaks``) whose headings hold ``section``, else the one
+    holding its nearest parent section, else the chapter's first lesson."""
+    number = chapter[:2]
+    candidates = [p for p in lesson_files() if p.name[:2] == number]
+    if not candidates:
+        return LESSONS / f"{chapter}.py"
+    headings = {p: set(lesson_headings(p)) for p in candidates}
+    parts = section.split(".")
+    for length in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:length])
+        for lesson in candidates:
+            if prefix in headings[lesson]:
+                return lesson
+    return candidates[0]
+
+
 class ExerciseFormatError(ValueError):
     """A master file that does not follow the format; the message says how to fix it."""
 
@@ -180,7 +212,9 @@ class Exercise:
 
     @property
     def lesson(self) -> Path:
-        return LESSONS / f"{self.chapter}.py"
+        """The lesson that teaches this exercise: of its chapter's lessons, the one whose headings
+        hold its section (a chapter may have several lessons: 02a_..., 02b_...)."""
+        return lesson_for(self.chapter, self.section)
 
     @property
     def needs(self) -> list[str]:
@@ -413,8 +447,8 @@ def _header_and_body(master_text: str, where: str) -> tuple[dict, list]:
 def _banner(exercise_id: str, title: str) -> list[str]:
     return [
         f"# Exercise {exercise_id}: {title}\n",
-        f"# Edit this file, then check it with:  python -m autograder check {exercise_id}\n",
-        f"# Stuck? python -m autograder hint {exercise_id}   Start over: python -m autograder reset {exercise_id}\n",
+        f"# Edit this file, then check it with:  ./course check {exercise_id}\n",
+        f"# Stuck? ./course hint {exercise_id}   Start over: ./course reset {exercise_id}\n",
     ]
 
 

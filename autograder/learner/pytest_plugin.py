@@ -10,12 +10,13 @@ import pytest
 
 from autograder.format.exercise import discover
 from autograder.engine.grader import grade
+from autograder.learner import workspace
 from autograder.learner.report import render
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("autograder", "torch.compile course exercises")
-    group.addoption("--autograder", action="store_true", help="grade every exercise in exercises/ (your working copies)")
+    group.addoption("--autograder", action="store_true", help="grade your copy of every exercise (workspace/exercises/)")
     group.addoption("--autograder-solutions", action="store_true", help="grade the reference solutions instead")
 
 
@@ -33,7 +34,7 @@ class ExerciseItem(pytest.Item):
         self.add_marker(pytest.mark.autograder)
 
     def runtest(self):
-        path = self.exercise.master if self.use_master else self.exercise.starter
+        path = self.exercise.master if self.use_master else workspace.ensure_copy(self.exercise)
         result = grade(self.exercise.id, path)
         if not result.passed:
             raise ExerciseFailed(result)

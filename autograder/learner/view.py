@@ -128,5 +128,5 @@ def render(view: Result, context: str = "") -> str:
         lines.extend("    " + line for line in view.output_tail.strip().splitlines()[-12:])
     if view.status != PASSED:
         where = f"Lesson: {view.lesson}. " if view.lesson else ""
-        lines.append(f"  {where}Hints, one at a time: python -m autograder hint {view.exercise}")
+        lines.append(f"  {where}Hints, one at a time: hint(\"{view.exercise}\") in a cell.")
     return "\n".join(lines)

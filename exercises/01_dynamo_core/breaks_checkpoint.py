@@ -1,6 +1,6 @@
 # Exercise breaks_checkpoint: One graph for an encoder whose activations are saved
-# Edit this file, then check it with:  python -m autograder check breaks_checkpoint
-# Stuck? python -m autograder hint breaks_checkpoint   Start over: python -m autograder reset breaks_checkpoint
+# Edit this file, then check it with:  ./course check breaks_checkpoint
+# Stuck? ./course hint breaks_checkpoint   Start over: ./course reset breaks_checkpoint
 """Make `encode` compile as one graph with `fullgraph=True`.
 
 `run` is what the training script does on every batch: it compiles `encode`, calls it, and saves

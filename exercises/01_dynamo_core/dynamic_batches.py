@@ -1,6 +1,6 @@
 # Exercise dynamic_batches: One graph for every batch size
-# Edit this file, then check it with:  python -m autograder check dynamic_batches
-# Stuck? python -m autograder hint dynamic_batches   Start over: python -m autograder reset dynamic_batches
+# Edit this file, then check it with:  ./course check dynamic_batches
+# Stuck? ./course hint dynamic_batches   Start over: ./course reset dynamic_batches
 """Serve every batch size from at most two graphs.
 
 `score(queries, keys)` attends each row of `queries` (shape `(batch, 16)`) over `keys`. A server

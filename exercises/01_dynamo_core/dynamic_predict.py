@@ -1,6 +1,6 @@
 # Exercise dynamic_predict: Predict the graph count under dynamic=None, True and False
-# Edit this file, then check it with:  python -m autograder check dynamic_predict
-# Stuck? python -m autograder hint dynamic_predict   Start over: python -m autograder reset dynamic_predict
+# Edit this file, then check it with:  ./course check dynamic_predict
+# Stuck? ./course hint dynamic_predict   Start over: ./course reset dynamic_predict
 """Predict how many graphs Dynamo compiles, for any `dynamic=` setting and any input sizes.
 
 `shift(x)` is compiled afresh with a given `dynamic=` setting and then called once on a square

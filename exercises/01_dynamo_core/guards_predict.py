@@ -1,6 +1,6 @@
 # Exercise guards_predict: Which guard fails?
-# Edit this file, then check it with:  python -m autograder check guards_predict
-# Stuck? python -m autograder hint guards_predict   Start over: python -m autograder reset guards_predict
+# Edit this file, then check it with:  ./course check guards_predict
+# Stuck? ./course hint guards_predict   Start over: ./course reset guards_predict
 """Predict which second calls make Dynamo recompile, and which guard fails each time.
 
 `scale(x, factor)` is compiled and called once, then called a second time in a different way. A

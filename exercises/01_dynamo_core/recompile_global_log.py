@@ -1,6 +1,6 @@
 # Exercise recompile_global_log: Stop the recompile storm
-# Edit this file, then check it with:  python -m autograder check recompile_global_log
-# Stuck? python -m autograder hint recompile_global_log   Start over: python -m autograder reset recompile_global_log
+# Edit this file, then check it with:  ./course check recompile_global_log
+# Stuck? ./course hint recompile_global_log   Start over: ./course reset recompile_global_log
 """Stop `normalize` from recompiling on every call.
 
 `normalize(x)` divides `x` by its norm and keeps a log of every norm in the module-level list

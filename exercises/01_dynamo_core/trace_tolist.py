@@ -1,6 +1,6 @@
 # Exercise trace_tolist: Weighted row means as one graph
-# Edit this file, then check it with:  python -m autograder check trace_tolist
-# Stuck? python -m autograder hint trace_tolist   Start over: python -m autograder reset trace_tolist
+# Edit this file, then check it with:  ./course check trace_tolist
+# Stuck? ./course hint trace_tolist   Start over: ./course reset trace_tolist
 """Make `weighted_row_means` compile as one graph.
 
 `weighted_row_means(values, weights)` returns, for each row of `values` (shape `(rows, n)`), the

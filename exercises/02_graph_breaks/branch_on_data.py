@@ -1,6 +1,6 @@
 # Exercise branch_on_data: Keep a data-dependent branch inside the graph
-# Edit this file, then check it with:  python -m autograder check branch_on_data
-# Stuck? python -m autograder hint branch_on_data   Start over: python -m autograder reset branch_on_data
+# Edit this file, then check it with:  ./course check branch_on_data
+# Stuck? ./course hint branch_on_data   Start over: ./course reset branch_on_data
 """Make a branch on the data compile into one graph.
 
 `respond` looks at the mean of a batch and, if it is positive, applies a saturating response;

@@ -1,6 +1,6 @@
 # Exercise breaks_iterator: Hand the compiled step a list, not an iterator
-# Edit this file, then check it with:  python -m autograder check breaks_iterator
-# Stuck? python -m autograder hint breaks_iterator   Start over: python -m autograder reset breaks_iterator
+# Edit this file, then check it with:  ./course check breaks_iterator
+# Stuck? ./course hint breaks_iterator   Start over: ./course reset breaks_iterator
 """Accumulate the loss over micro-batches in one compiled graph.
 
 `accumulate` (the compiled step) averages a squared-error loss over `MICRO` micro-batches. `train`,

@@ -1,6 +1,6 @@
 # Exercise compile_in_place: Compile the model in place so its checkpoints load anywhere
-# Edit this file, then check it with:  python -m autograder check compile_in_place
-# Stuck? python -m autograder hint compile_in_place   Start over: python -m autograder reset compile_in_place
+# Edit this file, then check it with:  ./course check compile_in_place
+# Stuck? ./course hint compile_in_place   Start over: ./course reset compile_in_place
 """Make checkpoints of a compiled model loadable by code that never compiles.
 
 `prepare(model, backend)` compiles the model for training. `save_checkpoint` writes its

@@ -1,6 +1,6 @@
 # Exercise compile_step_not_loop: Compile the training step, not the loop around it
-# Edit this file, then check it with:  python -m autograder check compile_step_not_loop
-# Stuck? python -m autograder hint compile_step_not_loop   Start over: python -m autograder reset compile_step_not_loop
+# Edit this file, then check it with:  ./course check compile_step_not_loop
+# Stuck? ./course hint compile_step_not_loop   Start over: ./course reset compile_step_not_loop
 """Choose where `torch.compile` goes in a training loop.
 
 `make_step()` builds a small regression model and its optimizer and returns the function the

@@ -1,6 +1,6 @@
 # Exercise custom_op_curve: Wrap a numpy routine in a custom operator
-# Edit this file, then check it with:  python -m autograder check custom_op_curve
-# Stuck? python -m autograder hint custom_op_curve   Start over: python -m autograder reset custom_op_curve
+# Edit this file, then check it with:  ./course check custom_op_curve
+# Stuck? ./course hint custom_op_curve   Start over: ./course reset custom_op_curve
 """Compile `respond` into one graph although it calls a numpy routine.
 
 `sensor_curve` maps raw sensor readings through a calibration curve with `np.interp`, which

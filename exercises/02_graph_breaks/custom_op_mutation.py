@@ -1,6 +1,6 @@
 # Exercise custom_op_mutation: A custom operator that hides a mutation
-# Edit this file, then check it with:  python -m autograder check custom_op_mutation
-# Stuck? python -m autograder hint custom_op_mutation   Start over: python -m autograder reset custom_op_mutation
+# Edit this file, then check it with:  ./course check custom_op_mutation
+# Stuck? ./course hint custom_op_mutation   Start over: ./course reset custom_op_mutation
 """Make the custom operator's registration tell the truth.
 
 `clip_count` is a custom operator: it clips its input to `[-limit, limit]` *in place* and

@@ -1,6 +1,6 @@
 # Exercise disable_preprocess: Fence off a noisy preprocessing step, but keep its heavy helper compiled
-# Edit this file, then check it with:  python -m autograder check disable_preprocess
-# Stuck? python -m autograder hint disable_preprocess   Start over: python -m autograder reset disable_preprocess
+# Edit this file, then check it with:  ./course check disable_preprocess
+# Stuck? ./course hint disable_preprocess   Start over: ./course reset disable_preprocess
 """Keep a noisy preprocessing function out of the compiler without losing what it calls.
 
 `classify` is compiled with the default `fullgraph=False`. It starts with `preprocess`, which

@@ -1,6 +1,6 @@
 # Exercise flatten_nested: A print two calls deep: flatten the nested graph break
-# Edit this file, then check it with:  python -m autograder check flatten_nested
-# Stuck? python -m autograder hint flatten_nested   Start over: python -m autograder reset flatten_nested
+# Edit this file, then check it with:  ./course check flatten_nested
+# Stuck? ./course hint flatten_nested   Start over: ./course reset flatten_nested
 """Get from six graphs down to two without losing the message.
 
 `model` is compiled with the default `fullgraph=False`. Two calls down, `layer` prints a

@@ -1,6 +1,6 @@
 # Exercise guard_hot_path: Make any future break in the hot path an error
-# Edit this file, then check it with:  python -m autograder check guard_hot_path
-# Stuck? python -m autograder hint guard_hot_path   Start over: python -m autograder reset guard_hot_path
+# Edit this file, then check it with:  ./course check guard_hot_path
+# Stuck? ./course hint guard_hot_path   Start over: ./course reset guard_hot_path
 """Guard the hot path: a graph break in `attention` must be an error, a break elsewhere must not.
 
 `step` is compiled with the default `fullgraph=False`. It logs a statistic on every call, which

@@ -1,6 +1,6 @@
 # Exercise hatch_vendor_break: Compile through vendor code that breaks the graph
-# Edit this file, then check it with:  python -m autograder check hatch_vendor_break
-# Stuck? python -m autograder hint hatch_vendor_break   Start over: python -m autograder reset hatch_vendor_break
+# Edit this file, then check it with:  ./course check hatch_vendor_break
+# Stuck? ./course hint hatch_vendor_break   Start over: ./course reset hatch_vendor_break
 """Compile `block` into one graph without editing the vendor's code.
 
 `block` calls `vendor_softclip`, a function from a library you do not own. The vendor left a

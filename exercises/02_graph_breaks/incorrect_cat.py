@@ -1,6 +1,6 @@
 # Exercise incorrect_cat: A graph break that is really a bug
-# Edit this file, then check it with:  python -m autograder check incorrect_cat
-# Stuck? python -m autograder hint incorrect_cat   Start over: python -m autograder reset incorrect_cat
+# Edit this file, then check it with:  ./course check incorrect_cat
+# Stuck? ./course hint incorrect_cat   Start over: ./course reset incorrect_cat
 """Find out whether the break is the compiler's fault, and fix it.
 
 `fuse` joins a block's output with its skip connection and projects the result. Compiled with

@@ -1,6 +1,6 @@
 # Exercise io_calibration: Read the calibration file outside the compiled code
-# Edit this file, then check it with:  python -m autograder check io_calibration
-# Stuck? python -m autograder hint io_calibration   Start over: python -m autograder reset io_calibration
+# Edit this file, then check it with:  ./course check io_calibration
+# Stuck? ./course hint io_calibration   Start over: ./course reset io_calibration
 """Keep file reading out of the compiled function.
 
 `calibrate` centres a batch of sensor readings and applies per-channel calibration that it reads

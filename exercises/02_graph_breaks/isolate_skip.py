@@ -1,6 +1,6 @@
 # Exercise isolate_skip: Isolate code that will always be skipped, so the rest compiles
-# Edit this file, then check it with:  python -m autograder check isolate_skip
-# Stuck? python -m autograder hint isolate_skip   Start over: python -m autograder reset isolate_skip
+# Edit this file, then check it with:  ./course check isolate_skip
+# Stuck? ./course hint isolate_skip   Start over: ./course reset isolate_skip
 """Let `forward` compile around callbacks that can never be compiled.
 
 `forward` computes hidden activations, hands them to every callback registered in `CALLBACKS`

@@ -1,6 +1,6 @@
 # Exercise log_outside: Log the warning from outside the compiled code
-# Edit this file, then check it with:  python -m autograder check log_outside
-# Stuck? python -m autograder hint log_outside   Start over: python -m autograder reset log_outside
+# Edit this file, then check it with:  ./course check log_outside
+# Stuck? ./course hint log_outside   Start over: ./course reset log_outside
 """Compile the clipping step into one graph and keep its warning.
 
 `clip` limits a batch of activations to `[-limit, limit]` and logs a warning with the number of

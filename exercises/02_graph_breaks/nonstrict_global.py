@@ -1,6 +1,6 @@
 # Exercise nonstrict_global: The stale temperature: a global read behind nonstrict_trace
-# Edit this file, then check it with:  python -m autograder check nonstrict_global
-# Stuck? python -m autograder hint nonstrict_global   Start over: python -m autograder reset nonstrict_global
+# Edit this file, then check it with:  ./course check nonstrict_global
+# Stuck? ./course hint nonstrict_global   Start over: ./course reset nonstrict_global
 """Make the compiled sampler follow the temperature.
 
 `probabilities` turns logits into sampling probabilities at the current temperature. `temper`

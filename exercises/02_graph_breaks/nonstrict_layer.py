@@ -1,6 +1,6 @@
 # Exercise nonstrict_layer: Trace a vendor layer non-strictly
-# Edit this file, then check it with:  python -m autograder check nonstrict_layer
-# Stuck? python -m autograder hint nonstrict_layer   Start over: python -m autograder reset nonstrict_layer
+# Edit this file, then check it with:  ./course check nonstrict_layer
+# Stuck? ./course hint nonstrict_layer   Start over: ./course reset nonstrict_layer
 """Compile `head` into one graph without editing the vendor's layer.
 
 `head` packs its weights into the vendor's `LayerSpec` dataclass and runs `vendor_layer`, which

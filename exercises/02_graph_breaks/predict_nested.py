@@ -1,6 +1,6 @@
 # Exercise predict_nested: Predict the cost of a graph break N calls deep
-# Edit this file, then check it with:  python -m autograder check predict_nested
-# Stuck? python -m autograder hint predict_nested   Start over: python -m autograder reset predict_nested
+# Edit this file, then check it with:  ./course check predict_nested
+# Stuck? ./course hint predict_nested   Start over: ./course reset predict_nested
 """Predict how many graphs, and how many graph breaks, one break costs at each depth.
 
 `depth_0` has a graph break between two operations; `depth_N` does some work, calls

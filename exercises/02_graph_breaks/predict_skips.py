@@ -1,6 +1,6 @@
 # Exercise predict_skips: Predict: which functions does Dynamo skip?
-# Edit this file, then check it with:  python -m autograder check predict_skips
-# Stuck? python -m autograder hint predict_skips   Start over: python -m autograder reset predict_skips
+# Edit this file, then check it with:  ./course check predict_skips
+# Stuck? ./course hint predict_skips   Start over: ./course reset predict_skips
 """Predict, for each experiment, how many graphs Dynamo compiles, or whether the call raises.
 
 Each experiment in `EXPERIMENTS` compiles one function of this file with the options listed and

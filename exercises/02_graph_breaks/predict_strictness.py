@@ -1,6 +1,6 @@
 # Exercise predict_strictness: Predict: error or no error, with fullgraph and error_on_graph_break
-# Edit this file, then check it with:  python -m autograder check predict_strictness
-# Stuck? python -m autograder hint predict_strictness   Start over: python -m autograder reset predict_strictness
+# Edit this file, then check it with:  ./course check predict_strictness
+# Stuck? ./course hint predict_strictness   Start over: ./course reset predict_strictness
 """Predict which of these compiled calls raise an error.
 
 Every experiment in `EXPERIMENTS` compiles one function of this file (with the `fullgraph` setting

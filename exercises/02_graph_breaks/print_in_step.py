@@ -1,6 +1,6 @@
 # Exercise print_in_step: Keep the progress message without breaking the graph
-# Edit this file, then check it with:  python -m autograder check print_in_step
-# Stuck? python -m autograder hint print_in_step   Start over: python -m autograder reset print_in_step
+# Edit this file, then check it with:  ./course check print_in_step
+# Stuck? ./course hint print_in_step   Start over: ./course reset print_in_step
 """Compile a training step that prints its loss, and keep the print.
 
 `train_step` prints the loss of every step, and the people who run it rely on that line. With

@@ -1,6 +1,6 @@
 # Exercise skip_loop_print: A print inside a loop: Dynamo skips the whole function
-# Edit this file, then check it with:  python -m autograder check skip_loop_print
-# Stuck? python -m autograder hint skip_loop_print   Start over: python -m autograder reset skip_loop_print
+# Edit this file, then check it with:  ./course check skip_loop_print
+# Stuck? ./course hint skip_loop_print   Start over: ./course reset skip_loop_print
 """Compile a loop that prints its progress.
 
 `rollout` applies a recurrent update `STEPS` times and prints the norm of the state after every

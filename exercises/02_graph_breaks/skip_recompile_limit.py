@@ -1,6 +1,6 @@
 # Exercise skip_recompile_limit: Twelve batch sizes and dynamic=False: past the limit, nothing is compiled
-# Edit this file, then check it with:  python -m autograder check skip_recompile_limit
-# Stuck? python -m autograder hint skip_recompile_limit   Start over: python -m autograder reset skip_recompile_limit
+# Edit this file, then check it with:  ./course check skip_recompile_limit
+# Stuck? ./course hint skip_recompile_limit   Start over: ./course reset skip_recompile_limit
 """Keep a function compiled over many batch sizes.
 
 `pool` encodes a batch and averages it over the rows, printing the norm of the result as it goes

@@ -1,6 +1,6 @@
 # Exercise skip_try_block: A print inside a `try` block: Dynamo skips the whole function
-# Edit this file, then check it with:  python -m autograder check skip_try_block
-# Stuck? python -m autograder hint skip_try_block   Start over: python -m autograder reset skip_try_block
+# Edit this file, then check it with:  ./course check skip_try_block
+# Stuck? ./course hint skip_try_block   Start over: ./course reset skip_try_block
 """Compile a function whose `try` block holds a print.
 
 `encode` guards its projection with `try`/`except RuntimeError` (a batch of the wrong width makes

@@ -1,6 +1,6 @@
 # Exercise skip_with_block: A print inside a `with` block: Dynamo skips the whole function
-# Edit this file, then check it with:  python -m autograder check skip_with_block
-# Stuck? python -m autograder hint skip_with_block   Start over: python -m autograder reset skip_with_block
+# Edit this file, then check it with:  ./course check skip_with_block
+# Stuck? ./course hint skip_with_block   Start over: ./course reset skip_with_block
 """Compile a function whose named region holds a print.
 
 `encode` marks its main computation with `region`, a small context manager of the team's (a

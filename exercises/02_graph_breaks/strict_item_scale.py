@@ -1,6 +1,6 @@
 # Exercise strict_item_scale: Keep a strict model strict when a teammate's change passed its fullgraph test
-# Edit this file, then check it with:  python -m autograder check strict_item_scale
-# Stuck? python -m autograder hint strict_item_scale   Start over: python -m autograder reset strict_item_scale
+# Edit this file, then check it with:  ./course check strict_item_scale
+# Stuck? ./course hint strict_item_scale   Start over: ./course reset strict_item_scale
 """Make the strict model run again without giving up its strictness.
 
 `Model.forward` is decorated with `torch._dynamo.error_on_graph_break(True)`: any graph break in

@@ -1,6 +1,6 @@
 # Exercise strict_vendor_break: A strict model that tolerates one third-party break
-# Edit this file, then check it with:  python -m autograder check strict_vendor_break
-# Stuck? python -m autograder hint strict_vendor_break   Start over: python -m autograder reset strict_vendor_break
+# Edit this file, then check it with:  ./course check strict_vendor_break
+# Stuck? ./course hint strict_vendor_break   Start over: ./course reset strict_vendor_break
 """Keep the model strict about graph breaks, except inside one vendor block.
 
 `Model.forward` is decorated with `torch._dynamo.error_on_graph_break(True)`: the team wants any

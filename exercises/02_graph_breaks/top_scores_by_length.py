@@ -1,6 +1,6 @@
 # Exercise top_scores_by_length: Compile a top-k summary whose k is read from the data, and keep its input validation
-# Edit this file, then check it with:  python -m autograder check top_scores_by_length
-# Stuck? python -m autograder hint top_scores_by_length   Start over: python -m autograder reset top_scores_by_length
+# Edit this file, then check it with:  ./course check top_scores_by_length
+# Stuck? ./course hint top_scores_by_length   Start over: ./course reset top_scores_by_length
 """Make `top_scores` compile with `fullgraph=True`, and keep it refusing invalid batches.
 
 `top_scores(scores, lengths)` summarises a batch: `scores` has one row of candidate scores per

@@ -1,6 +1,6 @@
 # Exercise pure_global_offset: A traced helper that reads a global goes stale
-# Edit this file, then check it with:  python -m autograder check pure_global_offset
-# Stuck? python -m autograder hint pure_global_offset   Start over: python -m autograder reset pure_global_offset
+# Edit this file, then check it with:  ./course check pure_global_offset
+# Stuck? ./course hint pure_global_offset   Start over: ./course reset pure_global_offset
 """Make `calibrate` pure, so that its traced graph follows the calibration.
 
 `calibrate` is the part of `predict` that is traced non-strictly (with `make_fx`, or behind an

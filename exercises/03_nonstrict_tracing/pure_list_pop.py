@@ -1,6 +1,6 @@
 # Exercise pure_list_pop: A traced helper that pops from its caller's list
-# Edit this file, then check it with:  python -m autograder check pure_list_pop
-# Stuck? python -m autograder hint pure_list_pop   Start over: python -m autograder reset pure_list_pop
+# Edit this file, then check it with:  ./course check pure_list_pop
+# Stuck? ./course hint pure_list_pop   Start over: ./course reset pure_list_pop
 """Take updates off the queue in plain Python, not in the traced helper.
 
 `step(weights, pending)` applies the oldest update waiting in the list `pending` and removes it

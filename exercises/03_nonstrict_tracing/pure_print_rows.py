@@ -1,6 +1,6 @@
 # Exercise pure_print_rows: A print in a traced helper happens once
-# Edit this file, then check it with:  python -m autograder check pure_print_rows
-# Stuck? python -m autograder hint pure_print_rows   Start over: python -m autograder reset pure_print_rows
+# Edit this file, then check it with:  ./course check pure_print_rows
+# Stuck? ./course hint pure_print_rows   Start over: ./course reset pure_print_rows
 """Log every batch, even though `standardize` is traced.
 
 `prepare` standardizes each batch with `standardize`, which is traced non-strictly once and

@@ -1,6 +1,6 @@
 # Exercise specialize_seq_len: A shape read in Python is a constant to the tracer
-# Edit this file, then check it with:  python -m autograder check specialize_seq_len
-# Stuck? python -m autograder hint specialize_seq_len   Start over: python -m autograder reset specialize_seq_len
+# Edit this file, then check it with:  ./course check specialize_seq_len
+# Stuck? ./course hint specialize_seq_len   Start over: ./course reset specialize_seq_len
 """Make the traced `mean_pool` correct for every sequence length.
 
 `embed(tokens)` averages a batch of token vectors over the sequence and squashes the result.

@@ -1,6 +1,6 @@
 # Exercise specialize_temperature: A Python float is a constant to the tracer
-# Edit this file, then check it with:  python -m autograder check specialize_temperature
-# Stuck? python -m autograder hint specialize_temperature   Start over: python -m autograder reset specialize_temperature
+# Edit this file, then check it with:  ./course check specialize_temperature
+# Stuck? ./course hint specialize_temperature   Start over: ./course reset specialize_temperature
 """Make the traced `sharpen` follow the temperature.
 
 `sample_probs(logits, temperature)` turns logits into probabilities with `sharpen`, which is

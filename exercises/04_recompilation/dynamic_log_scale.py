@@ -1,6 +1,6 @@
 # Exercise dynamic_log_scale: Dynamic shapes are on, yet every length recompiles
-# Edit this file, then check it with:  python -m autograder check dynamic_log_scale
-# Stuck? python -m autograder hint dynamic_log_scale   Start over: python -m autograder reset dynamic_log_scale
+# Edit this file, then check it with:  ./course check dynamic_log_scale
+# Stuck? ./course hint dynamic_log_scale   Start over: ./course reset dynamic_log_scale
 """Serve every sequence length from at most two graphs.
 
 `pool(tokens, query)` attention-pools a variable number of token vectors into one vector, with

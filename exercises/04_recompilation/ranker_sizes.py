@@ -1,6 +1,6 @@
 # Exercise ranker_sizes: Serve a ranker at any batch size and length without compiling each shape
-# Edit this file, then check it with:  python -m autograder check ranker_sizes
-# Stuck? python -m autograder hint ranker_sizes   Start over: python -m autograder reset ranker_sizes
+# Edit this file, then check it with:  ./course check ranker_sizes
+# Stuck? ./course hint ranker_sizes   Start over: ./course reset ranker_sizes
 """Serve the ranker at any batch size and sequence length without a compile per shape.
 
 `run(model, tokens, mode)` is the service's request handler. `tokens` is a batch of token ids of

@@ -1,6 +1,6 @@
 # Exercise recompile_break_tail: Recompile the small tail, not the whole encoder
-# Edit this file, then check it with:  python -m autograder check recompile_break_tail
-# Stuck? python -m autograder hint recompile_break_tail   Start over: python -m autograder reset recompile_break_tail
+# Edit this file, then check it with:  ./course check recompile_break_tail
+# Stuck? ./course hint recompile_break_tail   Start over: ./course reset recompile_break_tail
 """Make the per-mode recompiles of `encode` cheap.
 
 `encode(x, reduce)` runs a six-layer encoder, then reduces each row with the method named by

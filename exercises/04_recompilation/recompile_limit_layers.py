@@ -1,6 +1,6 @@
 # Exercise recompile_limit_layers: Twelve layers, twelve graphs, and a limit of eight
-# Edit this file, then check it with:  python -m autograder check recompile_limit_layers
-# Stuck? python -m autograder hint recompile_limit_layers   Start over: python -m autograder reset recompile_limit_layers
+# Edit this file, then check it with:  ./course check recompile_limit_layers
+# Stuck? ./course hint recompile_limit_layers   Start over: ./course reset recompile_limit_layers
 """Let every layer of the stack run compiled.
 
 `layer(x, index)` is layer `index` of a 12-layer stack whose layers use different activation

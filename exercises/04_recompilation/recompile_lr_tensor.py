@@ -1,6 +1,6 @@
 # Exercise recompile_lr_tensor: The learning-rate scheduler recompiles the optimizer step
-# Edit this file, then check it with:  python -m autograder check recompile_lr_tensor
-# Stuck? python -m autograder hint recompile_lr_tensor   Start over: python -m autograder reset recompile_lr_tensor
+# Edit this file, then check it with:  ./course check recompile_lr_tensor
+# Stuck? ./course hint recompile_lr_tensor   Start over: ./course reset recompile_lr_tensor
 """Step the optimizer without recompiling when the learning rate changes.
 
 `make_update()` builds a small model, an Adam optimizer and an exponential learning-rate

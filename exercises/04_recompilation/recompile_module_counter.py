@@ -1,6 +1,6 @@
 # Exercise recompile_module_counter: An int counter on an nn.Module recompiles every call
-# Edit this file, then check it with:  python -m autograder check recompile_module_counter
-# Stuck? python -m autograder hint recompile_module_counter   Start over: python -m autograder reset recompile_module_counter
+# Edit this file, then check it with:  ./course check recompile_module_counter
+# Stuck? ./course hint recompile_module_counter   Start over: ./course reset recompile_module_counter
 """Keep `RunningCenter` from recompiling as its counter grows.
 
 `RunningCenter` subtracts a running mean of everything it has seen. It counts the batches in a

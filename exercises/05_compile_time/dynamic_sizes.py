@@ -1,6 +1,6 @@
 # Exercise dynamic_sizes: dynamic=False compiles once per batch size
-# Edit this file, then check it with:  python -m autograder check dynamic_sizes
-# Stuck? python -m autograder hint dynamic_sizes   Start over: python -m autograder reset dynamic_sizes
+# Edit this file, then check it with:  ./course check dynamic_sizes
+# Stuck? ./course hint dynamic_sizes   Start over: ./course reset dynamic_sizes
 """Compile `normalize` once for every batch size.
 
 The grader calls `normalize` with batches of 2 to 9 rows, compiled with the options in

@@ -1,6 +1,6 @@
 # Exercise measure_compile: Read the compilation metrics: where does compile time go?
-# Edit this file, then check it with:  python -m autograder check measure_compile
-# Stuck? python -m autograder hint measure_compile   Start over: python -m autograder reset measure_compile
+# Edit this file, then check it with:  ./course check measure_compile
+# Stuck? ./course hint measure_compile   Start over: ./course reset measure_compile
 """Measure how compile time splits over the frames of `pipeline`.
 
 `pipeline` prepares its input, prints (a graph break), then runs a 24-layer encoder. Run the

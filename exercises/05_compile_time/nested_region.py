@@ -1,6 +1,6 @@
 # Exercise nested_region: Trace the repeated layer once with nested_compile_region
-# Edit this file, then check it with:  python -m autograder check nested_region
-# Stuck? python -m autograder hint nested_region   Start over: python -m autograder reset nested_region
+# Edit this file, then check it with:  ./course check nested_region
+# Stuck? ./course hint nested_region   Start over: ./course reset nested_region
 """Keep compiling the whole model, but trace its repeated layer only once.
 
 `Stack` applies `layer` 12 times with 12 sets of weights. The grader compiles the whole model

@@ -1,6 +1,6 @@
 # Exercise recompile_float_knob: A Python float knob recompiles the whole function
-# Edit this file, then check it with:  python -m autograder check recompile_float_knob
-# Stuck? python -m autograder hint recompile_float_knob   Start over: python -m autograder reset recompile_float_knob
+# Edit this file, then check it with:  ./course check recompile_float_knob
+# Stuck? ./course hint recompile_float_knob   Start over: ./course reset recompile_float_knob
 """Stop `score` from recompiling for every temperature.
 
 `run(fn, x, temperature)` calls the compiled `score` with a Python float that changes on every

@@ -1,6 +1,6 @@
 # Exercise regional_blocks: Compile the repeated block, not the whole stack
-# Edit this file, then check it with:  python -m autograder check regional_blocks
-# Stuck? python -m autograder hint regional_blocks   Start over: python -m autograder reset regional_blocks
+# Edit this file, then check it with:  ./course check regional_blocks
+# Stuck? ./course hint regional_blocks   Start over: ./course reset regional_blocks
 """Make the grader compile one block instead of sixteen.
 
 The grader compiles `compiled_part` and calls `run(compiled, x)` 3 times. The starting code

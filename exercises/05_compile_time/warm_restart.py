@@ -1,6 +1,6 @@
 # Exercise warm_restart: Start a restarted service warm, with only the bytes its first start left behind
-# Edit this file, then check it with:  python -m autograder check warm_restart
-# Stuck? python -m autograder hint warm_restart   Start over: python -m autograder reset warm_restart
+# Edit this file, then check it with:  ./course check warm_restart
+# Stuck? ./course hint warm_restart   Start over: ./course reset warm_restart
 """Make a restarted service start warm.
 
 The service runs in a container that starts with an empty disk. At start-up it builds the model

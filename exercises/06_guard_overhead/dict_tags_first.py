@@ -1,6 +1,6 @@
 # Exercise dict_tags_first: Try recursive dict tags before any unsafe guard filter
-# Edit this file, then check it with:  python -m autograder check dict_tags_first
-# Stuck? python -m autograder hint dict_tags_first   Start over: python -m autograder reset dict_tags_first
+# Edit this file, then check it with:  ./course check dict_tags_first
+# Stuck? ./course hint dict_tags_first   Start over: ./course reset dict_tags_first
 """Speed up guards safely: keep them all, check them faster.
 
 The grader calls `run(model, x, scale)` 6 times; `run` changes `model.scale` twice. The starting

@@ -1,6 +1,6 @@
 # Exercise filter_keeps_attr: A guard filter that drops the guard your schedule needs
-# Edit this file, then check it with:  python -m autograder check filter_keeps_attr
-# Stuck? python -m autograder hint filter_keeps_attr   Start over: python -m autograder reset filter_keeps_attr
+# Edit this file, then check it with:  ./course check filter_keeps_attr
+# Stuck? ./course hint filter_keeps_attr   Start over: ./course reset filter_keeps_attr
 """Skip guards, but not the one that protects `scale`.
 
 The grader compiles `make_model()` with the `guard_filter_fn` in `COMPILE_OPTIONS` and calls

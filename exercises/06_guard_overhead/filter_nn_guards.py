@@ -1,6 +1,6 @@
 # Exercise filter_nn_guards: Drop the nn.Module guards of a model that never changes
-# Edit this file, then check it with:  python -m autograder check filter_nn_guards
-# Stuck? python -m autograder hint filter_nn_guards   Start over: python -m autograder reset filter_nn_guards
+# Edit this file, then check it with:  ./course check filter_nn_guards
+# Stuck? ./course hint filter_nn_guards   Start over: ./course reset filter_nn_guards
 """Make guard evaluation cheap for a model that never changes.
 
 The grader compiles `make_model()` (32 Linear layers) with the `guard_filter_fn` you put in

@@ -1,6 +1,6 @@
 # Exercise free_tensors: Parameters as free tensors: one graph input instead of nine
-# Edit this file, then check it with:  python -m autograder check free_tensors
-# Stuck? python -m autograder hint free_tensors   Start over: python -m autograder reset free_tensors
+# Edit this file, then check it with:  ./course check free_tensors
+# Stuck? ./course hint free_tensors   Start over: ./course reset free_tensors
 """Cut the per-call work of gathering parameters as graph inputs.
 
 The grader compiles `make_model()` (4 Linear layers) and calls it 6 times. Each graph takes the

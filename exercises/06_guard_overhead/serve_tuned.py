@@ -1,6 +1,6 @@
 # Exercise serve_tuned: Tune a served model: one input, few guards, no guard evaluation while serving
-# Edit this file, then check it with:  python -m autograder check serve_tuned
-# Stuck? python -m autograder hint serve_tuned   Start over: python -m autograder reset serve_tuned
+# Edit this file, then check it with:  ./course check serve_tuned
+# Stuck? ./course hint serve_tuned   Start over: ./course reset serve_tuned
 """Put the guard-overhead knobs together for a model that is served unchanged.
 
 The grader compiles `make_model()` (32 Linear layers; a Python branch on the batch size) with the

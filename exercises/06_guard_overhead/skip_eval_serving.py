@@ -1,6 +1,6 @@
 # Exercise skip_eval_serving: Skip guard evaluation after warm-up, not before
-# Edit this file, then check it with:  python -m autograder check skip_eval_serving
-# Stuck? python -m autograder hint skip_eval_serving   Start over: python -m autograder reset skip_eval_serving
+# Edit this file, then check it with:  ./course check skip_eval_serving
+# Stuck? ./course hint skip_eval_serving   Start over: ./course reset skip_eval_serving
 """Serve with guard evaluation skipped, once the warm-up is done.
 
 The grader calls `run(model, x, phase)` 22 times: 2 "warmup" calls (a float32 and a float64

@@ -1,6 +1,6 @@
 # Exercise logs_breaks_guards: Read the graph-break and recompile logs of a program you did not write
-# Edit this file, then check it with:  python -m autograder check logs_breaks_guards
-# Stuck? python -m autograder hint logs_breaks_guards   Start over: python -m autograder reset logs_breaks_guards
+# Edit this file, then check it with:  ./course check logs_breaks_guards
+# Stuck? ./course hint logs_breaks_guards   Start over: ./course reset logs_breaks_guards
 """Answer four questions about a program from its logs.
 
 `score` below is someone else's code. `CALLS` lists the five calls the program makes to the

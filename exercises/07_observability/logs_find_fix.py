@@ -1,6 +1,6 @@
 # Exercise logs_find_fix: Use the logs to find what makes a scoring loop break and recompile
-# Edit this file, then check it with:  python -m autograder check logs_find_fix
-# Stuck? python -m autograder hint logs_find_fix   Start over: python -m autograder reset logs_find_fix
+# Edit this file, then check it with:  ./course check logs_find_fix
+# Stuck? ./course hint logs_find_fix   Start over: ./course reset logs_find_fix
 """Find, with the logs, what makes this scoring loop break its graph and recompile, and fix it.
 
 `EvidenceScorer` scores a stream of feature batches: it encodes each batch, keeps the largest

@@ -1,6 +1,6 @@
 # Exercise logs_graph_code: Read the captured graph and its guards
-# Edit this file, then check it with:  python -m autograder check logs_graph_code
-# Stuck? python -m autograder hint logs_graph_code   Start over: python -m autograder reset logs_graph_code
+# Edit this file, then check it with:  ./course check logs_graph_code
+# Stuck? ./course hint logs_graph_code   Start over: ./course reset logs_graph_code
 """Answer four questions about what Dynamo captured, from TORCH_LOGS=graph_code,guards.
 
 `ScoringHead` below is someone else's module; its behaviour depends on the global `CONFIG`. Run

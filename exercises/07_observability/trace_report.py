@@ -1,6 +1,6 @@
 # Exercise trace_report: Read a tlparse report: frames, compiles, the busiest frame and the slowest compile
-# Edit this file, then check it with:  python -m autograder check trace_report
-# Stuck? python -m autograder hint trace_report   Start over: python -m autograder reset trace_report
+# Edit this file, then check it with:  ./course check trace_report
+# Stuck? ./course hint trace_report   Start over: ./course reset trace_report
 """Answer four questions about a program from its TORCH_TRACE, with tlparse.
 
 `pipeline` below is someone else's code; `run` calls it, compiled with backend "eager", on the four

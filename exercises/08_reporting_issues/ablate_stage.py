@@ -1,6 +1,6 @@
 # Exercise ablate_stage: Ablate: which stage of the compiler breaks each program?
-# Edit this file, then check it with:  python -m autograder check ablate_stage
-# Stuck? python -m autograder hint ablate_stage   Start over: python -m autograder reset ablate_stage
+# Edit this file, then check it with:  ./course check ablate_stage
+# Stuck? ./course hint ablate_stage   Start over: ./course reset ablate_stage
 """Find, by ablation, the first compiler stage that breaks each of three programs.
 
 Each program below works when it runs eagerly, and goes wrong under torch.compile. The course

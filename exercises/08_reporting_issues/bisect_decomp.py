@@ -1,6 +1,6 @@
 # Exercise bisect_decomp: Bisect a wrong result down to one decomposition
-# Edit this file, then check it with:  python -m autograder check bisect_decomp
-# Stuck? python -m autograder hint bisect_decomp   Start over: python -m autograder reset bisect_decomp
+# Edit this file, then check it with:  ./course check bisect_decomp
+# Stuck? ./course hint bisect_decomp   Start over: ./course reset bisect_decomp
 """Use the compiler bisector to find which decomposition makes `block` wrong.
 
 `block` gives a different result under torch.compile than eagerly. The course planted the bug: a

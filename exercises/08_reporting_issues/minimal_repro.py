@@ -1,6 +1,6 @@
 # Exercise minimal_repro: Cut a failing training script down to a minimal reproducer
-# Edit this file, then check it with:  python -m autograder check minimal_repro
-# Stuck? python -m autograder hint minimal_repro   Start over: python -m autograder reset minimal_repro
+# Edit this file, then check it with:  ./course check minimal_repro
+# Stuck? ./course hint minimal_repro   Start over: ./course reset minimal_repro
 """Turn this failing training script into a minimal reproducer you could attach to a bug report.
 
 The script trains a small gated MLP. Under torch.compile it crashes, although it runs fine eagerly.

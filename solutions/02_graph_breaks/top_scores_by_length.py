@@ -1,14 +1,14 @@
 # /// exercise
 # format_version = 1
 # title = "Compile a top-k summary whose k is read from the data, and keep its input validation"
-# syllabus = ["2.2.2"]
+# syllabus = ["2.2.2.1", "2.2.2"]
 # entry = "top_scores"
 # compile = { fullgraph = true }
 # starter_fails = ["compiles"]
 # hints = [
 #   "Run the file: with fullgraph=True the `.item()` itself is fine (it is captured into the graph as a symbolic integer), but the next line raises. Read the message: what could Dynamo not decide, and what does it suggest?",
 #   "`k` comes from the data, so it is an unbacked symbol: Dynamo has no value to guess from and cannot guard on a tensor it computed, so a Python `if` on `k` cannot be traced. It does not know that a longest length is at least 1 and at most the row width; you do.",
-#   "torch._check(condition) tells the compiler a fact about `k` and checks it when the graph runs: an invalid batch still raises. Put the checks before any code that branches on `k`, and keep their messages free of `k` itself (lesson section 2.2.2).",
+#   "torch._check(condition) tells the compiler a fact about `k` and checks it when the graph runs: an invalid batch still raises. Put the checks before any code that branches on `k`, and keep their messages free of `k` itself (lesson section 2.2.2.1).",
 #   "Before the `if` (or instead of it): `torch._check(k >= 1, lambda: \"every batch needs a sequence of at least one token\")` and `torch._check(k <= scores.shape[-1], lambda: \"a length is longer than the rows\")`.",
 # ]
 #

@@ -1,7 +1,7 @@
 # /// exercise
 # format_version = 1
 # title = "Serve a ranker at any batch size and length without compiling each shape"
-# syllabus = ["4.1"]
+# syllabus = ["4.1.1", "4.1"]
 # entry = "make_ranker"
 # factory = true
 # driver = "run"
@@ -9,7 +9,7 @@
 # hints = [
 #   "Run the file: the scoring requests compile once, as planned, and then the first compare request raises ConstraintViolationError. Read the message to its end: what did the code do to the size you marked?",
 #   "A compare request unpacks the pooled batch into exactly two rows (`first, second = pooled`). That pins dimension 0 to 2: a specialisation. `mark_dynamic` is a promise that the dimension stays symbolic, and Dynamo raises when code breaks the promise.",
-#   "There is a marker that asks for a symbolic size but lets the code specialise it where it must (lesson section 4.1); the compare requests then get a graph of their own, once. Marking dimension 0 only where it really varies works too.",
+#   "There is a marker that asks for a symbolic size but lets the code specialise it where it must (lesson section 4.1.1); the compare requests then get a graph of their own, once. Marking dimension 0 only where it really varies works too.",
 #   "In `run`: `torch._dynamo.maybe_mark_dynamic(tokens, 0)` and `torch._dynamo.maybe_mark_dynamic(tokens, 1)`.",
 # ]
 #

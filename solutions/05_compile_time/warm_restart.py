@@ -1,14 +1,14 @@
 # /// exercise
 # format_version = 1
 # title = "Start a restarted service warm, with only the bytes its first start left behind"
-# syllabus = ["5.5"]
+# syllabus = ["5.6", "5.5"]
 # entry = "build"
 # factory = true
 # timeout = 300
 # starter_fails = ["warm_start"]
 # hints = [
 #   "Run the file: it starts the service twice, each time in a fresh process with an empty compile cache, and prints what each start cost and how many graphs Inductor found in its cache. The second start finds none.",
-#   "Inductor keeps what it compiled (FX graphs, AOTAutograd results) in a cache folder on disk, so a restart on the same machine is warm by itself. A new container has an empty folder; what reaches it is the bytes your `save_compile_state()` returns (lesson section 5.5).",
+#   "Inductor keeps what it compiled (FX graphs, AOTAutograd results) in a cache folder on disk, so a restart on the same machine is warm by itself. A new container has an empty folder; what reaches it is the bytes your `save_compile_state()` returns (lesson section 5.6).",
 #   "torch.compiler can serialise every cache artifact this process created into bytes, and load such bytes into the cache of another process before it compiles.",
 #   "`save_compile_state`: `artifacts = torch.compiler.save_cache_artifacts()` then `return artifacts[0]`. `load_compile_state`: `torch.compiler.load_cache_artifacts(blob)`.",
 # ]

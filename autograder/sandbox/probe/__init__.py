@@ -7,7 +7,9 @@
 - ``measurement``: a schedule of calls compiled with the tally, counted (what the grader measures);
 - ``counts``: the same counts for lessons and for masters that compute a truth live;
 - ``guards``, ``compile_cost``, ``warm_start``: chapters 5 and 6;
-- ``trace``, ``ablation``, ``reproducer``: chapters 7 and 8.
+- ``trace``, ``ablation``, ``reproducer``: chapters 7 and 8;
+- ``messages``: reading a graph-break message, a guard log and a recompile reason;
+- ``drift``: the drift alarms, facts about the installed torch that a release may change.
 
 This package re-exports the names the grader and the lessons use.
 """
@@ -45,4 +47,7 @@ from .ablation import (  # noqa: F401
 )
 from .reproducer import (  # noqa: F401
     PRESTARTED_REPRODUCERS, _RAISING_HELPERS, run_reproducer, _describe_raise, _reproducer_child,
+)
+from .messages import (  # noqa: F401
+    Frame, GraphBreak, gb_id, gb_type_of, parse_break, graph_break, GuardLine, GuardLog, parse_guard_tree, guard_log, FailedGuard, failed_guard,
 )

@@ -10,6 +10,7 @@ import torch._dynamo
 import torch._dynamo.exc
 from .events import _guard_lines, break_log, recompile_reasons, skipped_log
 from .measurement import _break_counter, compile_for_grading
+from .messages import gb_id
 from .state import clean_state
 from .tally import GraphTally, _recompile_index
 
@@ -36,6 +37,17 @@ class Tally:
     def __str__(self) -> str:
         return (f"{self.graphs} graph(s), {self.graph_breaks} graph break(s), {self.recompiles} recompile(s), "
                 f"{self.compiled_calls}/{self.calls} calls ran compiled code")
+
+    @property
+    def break_ids(self) -> list:
+        """The graph-break registry id (``GB0059``) of each of ``break_reasons``: what a lesson asserts,
+        because the id stays when Dynamo rewords a message."""
+        return [gb_id(reason) for reason in self.break_reasons]
+
+    @property
+    def break_type_ids(self) -> list:
+        """The registry id of each of ``break_types``."""
+        return [gb_id(kind) for kind in self.break_types]
 
 
 def tally_run(fn, driver, **compile_options) -> Tally:
@@ -86,6 +98,21 @@ class Outcome:
 
     def __str__(self) -> str:
         return f"{'error: ' + self.error if self.error else 'no error'}, {self.graphs} graph(s), skipped {self.skipped or 'nothing'}"
+
+    @property
+    def error_type(self) -> str | None:
+        """The exception's type, e.g. "Unsupported"; None when the call ran."""
+        return self.error.split(":", 1)[0] if self.error else None
+
+    @property
+    def break_type_ids(self) -> list:
+        """The graph-break registry id of each of ``break_types``."""
+        return [gb_id(kind) for kind in self.break_types]
+
+    @property
+    def error_id(self) -> str | None:
+        """The registry id of the graph break the error reports, e.g. "GB0025"; None otherwise."""
+        return gb_id(self.error.split(": ", 1)[1]) if self.error and ": " in self.error else None
 
 
 def run_case(fn, *args, **compile_options) -> Outcome:

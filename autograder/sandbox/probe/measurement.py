@@ -44,6 +44,7 @@ class Measurement:
     error: dict | None = None  # the first exception a call raised, described for the learner
     outputs: list = field(default_factory=list, repr=False)
     graph_targets: list = field(default_factory=list, repr=False)
+    graph_ops: list = field(default_factory=list, repr=False)  # per graph, its ops by name (for the learner's diagram)
     # Filled only when measure() is asked for them (chapter 2's checks):
     call_output: list = field(default_factory=list, repr=False)  # per call: {"stdout": str, "logs": [str]}
     aot_targets: list = field(default_factory=list, repr=False)  # ops of the AOT forward graphs (capture_aot)
@@ -65,6 +66,7 @@ class Measurement:
             "recompile_reasons": self.recompile_reasons,
             "compiled_calls": self.compiled_calls,
             "skipped_frames": self.skipped_frames,
+            "graph_ops": self.graph_ops,
             "error": self.error,
             "break_types": sorted({event["type"] for event in self.break_events if event.get("user", True)}),
             "skipped_sites": [site for site in self.skipped_sites if site.get("user")],
@@ -89,6 +91,37 @@ def describe_error(exc: BaseException, prefer_file: str | None = None) -> dict:
         tb = tb.tb_next
     return {"kind": "exception", "type": type(exc).__name__, "message": f"{type(exc).__name__}: {exc}"[:2000],
             **_site(frames, prefer_file)}
+
+
+GRAPH_OPS_KEPT = 24  # ops named per graph in the result: enough to recognise the code, small in the JSON
+
+# Dynamo's words for "the traced code raised an ordinary Python error" (gb_type fragments, 2.13).
+_ORDINARY_BREAKS = ("failed to find name", "when making fake tensor call", "Observed exception", "from user code")
+
+
+def _ordinary_cause(exc: BaseException) -> bool:
+    """Whether a compile error may be the learner's code failing as plain Python (a typo, a wrong
+    argument, a shape mismatch) rather than something Dynamo cannot trace."""
+    if isinstance(exc, torch._dynamo.exc.TorchRuntimeError):  # a fake-tensor run of an op failed
+        return True
+    if isinstance(exc, torch._dynamo.exc.Unsupported):
+        gb_type = getattr(exc, "gb_type", "") or (str(exc).splitlines() or [""])[0]
+        if any(fragment in gb_type for fragment in _ORDINARY_BREAKS):
+            return True
+    cause = exc.__cause__
+    return cause is not None and not isinstance(cause, torch._dynamo.exc.TorchDynamoException)
+
+
+def plain_python_error(fn, args: tuple, driver=None, prefer_file: str | None = None) -> dict | None:
+    """Run one call without compiling; what it raises, described at the learner's line (None when it
+    runs). Plain Python first: an error the code has without torch.compile is the one to fix first.
+    Only for describing a compile error that already failed the grade: the verdict never reads it."""
+    try:
+        args = copy.deepcopy(args)
+        driver(fn, *args) if driver is not None else fn(*args)
+    except Exception as exc:  # the learner's own code, run as plain Python
+        return describe_error(exc, prefer_file)
+    return None
 
 
 @dataclass
@@ -128,12 +161,18 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
             before = tally.runs
             result.calls += 1
             seen = {"stdout": "", "logs": []}
+            given = args
             try:
                 with (captured_output() if capture_output else contextlib.nullcontext(seen)) as seen:
                     args = copy.deepcopy(args)
                     output = driver(compiled, *args) if driver is not None else compiled(*args)
             except Exception as exc:  # the learner's code, or Dynamo refusing it
                 result.error = describe_error(exc, prefer_file)
+                # Only when the schedule stops here: a later call must not see what the replay did.
+                if stop_on_error and result.error.get("plain") is None and _ordinary_cause(exc):
+                    plain = plain_python_error(fn, given, driver, prefer_file)
+                    if plain is not None:
+                        result.error["plain"] = plain
                 result.outputs.append(exc)
                 if capture_output:
                     result.call_output.append(seen)
@@ -163,6 +202,7 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
     result.recompile_reasons = [line for message in reasons for line in _guard_lines(message)]
     result.skipped_frames = max(0, counters["frames"]["total"] - counters["frames"]["ok"])
     result.graph_targets = tally.targets()
+    result.graph_ops = [[str(n.target) for n in gm.graph.nodes if n.op.startswith("call_")][:GRAPH_OPS_KEPT] for gm in tally.graphs]
     result.aot_targets = list(tally.aot_targets)
     result.user_calls = tally.user_calls()
     result.custom_ops = tally.custom_ops()

@@ -1,14 +1,14 @@
 # /// exercise
 # format_version = 1
 # title = "Compile a feature scorer as one graph"
-# syllabus = ["7.1"]
+# syllabus = ["1.2.1", "1.2"]
 # entry = "score"
 # compile = { fullgraph = true }
 # starter_fails = ["compiles"]
 # hints = [
 #   "Run the file and read the whole message, not only its first line: the reason, the Explanation and Hint lines, the gbNNNN link, and the user stack under `from user code:`.",
 #   "The user stack lists the calls from the outside in: `score`, then the helper it calls, then the helper that one calls. The innermost frame, the last one, is the line Dynamo could not trace; the lines above it are only the way there.",
-#   "The message's Hint is about making that call traceable (an integer tensor), not about your numbers: the span of the activations is a fraction, and truncating it changes every score. Keep the span a tensor instead of turning it into Python numbers (lesson section 7.1).",
+#   "The message's Hint is about making that call traceable (an integer tensor), not about your numbers: the span of the activations is a fraction, and truncating it changes every score. Keep the span a tensor instead of turning it into Python numbers (lesson section 1.2.1).",
 #   "In `_spread`: `return stats[1] - stats[0]`.",
 # ]
 #

@@ -1,13 +1,13 @@
 # /// exercise
 # format_version = 1
 # title = "Find every graph break in a batch summary and remove them"
-# syllabus = ["7.1"]
+# syllabus = ["1.2.2", "1.2"]
 # entry = "summarise"
 # starter_fails = ["graphs", "graph_breaks"]
 # hints = [
 #   "Run the file: it prints what `torch._dynamo.explain(summarise)(batch)` reports, the graph count, the break count and one reason per break, each with the user line it happened at. Count them before you change anything.",
 #   "Three different causes, three different fixes: a Python `if` on a tensor value, a call Dynamo was told not to trace, and an operator whose output size depends on the data.",
-#   "Keep each decision in tensors: `torch.where` (or a clamp) instead of the `if`; count with a sum of the mask instead of the rows of `nonzero()`; and nothing in `smooth` needs to stay out of the graph any more (lesson section 7.1 on explain; 2.2.2 for data-dependent code).",
+#   "Keep each decision in tensors: `torch.where` (or a clamp) instead of the `if`; count with a sum of the mask instead of the rows of `nonzero()`; and nothing in `smooth` needs to stay out of the graph any more (lesson section 1.2.2 on explain; 2.2.2 for data-dependent code).",
 #   "Replace the `if` by `h = h * torch.where(peak > LIMIT, LIMIT / peak, 1.0)`, delete the `@torch._dynamo.disable` line above `smooth`, and compute `fraction = (h.abs() > THRESHOLD).float().mean()`.",
 # ]
 #

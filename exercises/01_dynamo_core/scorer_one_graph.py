@@ -1,6 +1,6 @@
 # Exercise scorer_one_graph: Compile a feature scorer as one graph
-# Edit this file, then check it with:  python -m autograder check scorer_one_graph
-# Stuck? python -m autograder hint scorer_one_graph   Start over: python -m autograder reset scorer_one_graph
+# Edit this file, then check it with:  ./course check scorer_one_graph
+# Stuck? ./course hint scorer_one_graph   Start over: ./course reset scorer_one_graph
 """Make `score` compile as one graph with `fullgraph=True`.
 
 `score` turns a batch of feature rows into one score per row: a projection, the activations

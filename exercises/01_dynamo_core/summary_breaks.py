@@ -1,6 +1,6 @@
 # Exercise summary_breaks: Find every graph break in a batch summary and remove them
-# Edit this file, then check it with:  python -m autograder check summary_breaks
-# Stuck? python -m autograder hint summary_breaks   Start over: python -m autograder reset summary_breaks
+# Edit this file, then check it with:  ./course check summary_breaks
+# Stuck? ./course hint summary_breaks   Start over: ./course reset summary_breaks
 """Make `summarise` compile into one graph.
 
 `summarise` scores a batch of feature rows and reports which share of the hidden units is

@@ -1,6 +1,6 @@
 # Exercise monitor_hooks: Make a compiled model honour the hooks a monitor attaches while it serves
-# Edit this file, then check it with:  python -m autograder check monitor_hooks
-# Stuck? python -m autograder hint monitor_hooks   Start over: python -m autograder reset monitor_hooks
+# Edit this file, then check it with:  ./course check monitor_hooks
+# Stuck? ./course hint monitor_hooks   Start over: ./course reset monitor_hooks
 """Make the compiled model honour the clipping hooks a monitor attaches while it serves.
 
 The service compiles `make_model()` once, at start-up, and serves requests through `run(model,

@@ -1,6 +1,6 @@
 # Exercise pool_any_size: One compiled graph for requests of any size, empty and single-row ones included
-# Edit this file, then check it with:  python -m autograder check pool_any_size
-# Stuck? python -m autograder hint pool_any_size   Start over: python -m autograder reset pool_any_size
+# Edit this file, then check it with:  ./course check pool_any_size
+# Stuck? ./course hint pool_any_size   Start over: ./course reset pool_any_size
 """Serve requests of any number of rows from one compiled graph.
 
 Each request is a tensor of feature rows, shape (rows, 8); `Pooler` pools them into one vector by

@@ -1,7 +1,7 @@
 # /// exercise
 # format_version = 1
 # title = "One compiled graph for requests of any size, empty and single-row ones included"
-# syllabus = ["5.2"]
+# syllabus = ["4.1.2", "4.1"]
 # entry = "make_pooler"
 # factory = true
 # driver = "run"
@@ -10,7 +10,7 @@
 # hints = [
 #   "Run the file: the size is marked dynamic, and still requests of 0 and of 1 rows each compile a graph of their own. Which guard does the recompile log name?",
 #   "Dynamo assumes a dynamic size is at least 2, so that it can decide broadcasting and contiguity once: sizes 0 and 1 are specialised even when you mark the dimension (its log says so, and names the marker that avoids it).",
-#   "An unbacked size (`torch._dynamo.decorators.mark_unbacked`) carries no such assumption, and no value to guess from: code may not branch on it in Python any more, so a branch on the size must go, or be written so that every size takes the same path (lesson section 5.2).",
+#   "An unbacked size (`torch._dynamo.decorators.mark_unbacked`) carries no such assumption, and no value to guess from: code may not branch on it in Python any more, so a branch on the size must go, or be written so that every size takes the same path (lesson section 4.1.2).",
 #   "In `run`: `torch._dynamo.decorators.mark_unbacked(rows, 0)`. In `forward`, delete the `if rows.shape[0] == 0:` branch: the softmax of no scores is empty and the weighted sum of no rows is zeros, the same answer.",
 # ]
 #

@@ -1,7 +1,7 @@
 # /// exercise
 # format_version = 1
 # title = "Make a compiled model honour the hooks a monitor attaches while it serves"
-# syllabus = ["6.2"]
+# syllabus = ["1.3.2", "1.3"]
 # entry = "make_model"
 # factory = true
 # driver = "run"
@@ -9,7 +9,7 @@
 # starter_fails = ["correct"]
 # hints = [
 #   "Run the file: the monitor attaches a clipping hook to the first encoder layer, and the compiled model's answers stay exactly what they were before. The eager model's change.",
-#   "Nothing recompiled: no guard failed. A guard is what tells Dynamo that the code it compiled no longer fits, and by default Dynamo installs no guard on a module's hooks, to keep guard evaluation cheap: a hook added after compiling is silently ignored (lesson section 6.2).",
+#   "Nothing recompiled: no guard failed. A guard is what tells Dynamo that the code it compiled no longer fits, and by default Dynamo installs no guard on a module's hooks, to keep guard evaluation cheap: a hook added after compiling is silently ignored (lesson section 1.3.2).",
 #   "Either ask Dynamo to guard the hooks, before anything is compiled (a torch._dynamo.config key, True by default), or have the monitor change something Dynamo does guard, such as which module sits in the encoder.",
 #   "At the top of the file: `torch._dynamo.config.skip_nnmodule_hook_guards = False`.",
 # ]
