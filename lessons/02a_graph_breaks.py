@@ -1170,7 +1170,8 @@ assert set(torch.library.opcheck(cube, (torch.tensor([1.0, 2.0], requires_grad=T
 # - [exercises/02_graph_breaks/custom_op_curve.py](../exercises/02_graph_breaks/custom_op_curve.py):
 #   wrap a numpy calibration routine in a custom operator with a correct fake kernel.
 # - [exercises/02_graph_breaks/custom_op_mutation.py](../exercises/02_graph_breaks/custom_op_mutation.py):
-#   a custom operator that compiles and seems to work, but lies about mutating its input.
+#   a custom operator that compiles and gives the right numbers with the `eager` backend, but that
+#   Inductor cannot trust. Find out why yourself: this one has no pointer, and more than one cause.
 
 # %%
 # !{sys.executable} ../exercises/02_graph_breaks/custom_op_curve.py 2>&1 | tail -n 20

@@ -136,7 +136,10 @@ def test_shards_then_summary_only(tmp_path):
     assert batch.run_batch(options) == 0
     data = json.loads((out / "summary.json").read_text())
     assert data["graded"] == 12 and data["missing"] == [] and len(data["students"]) == 12
-    assert ET.parse(tmp_path / "class.xml").getroot().get("tests") == "12"
+    assert len(ET.parse(tmp_path / "class.xml").getroot().findall("testsuite/testcase")) == 12
+    import xmlschema
+
+    xmlschema.XMLSchema(str(ROOT / "tests" / "data" / "junit-ant-strict.xsd")).validate(str(tmp_path / "class.xml"))
 
 
 def test_progress_lines_have_an_eta():
@@ -290,7 +293,7 @@ def _thirty_mixed_submissions(tmp_path, subs, out, tmp):
         assert rows[student]["status"] == status, (student, rows[student])
         assert text in rows[student]["message"], (student, rows[student]["message"])
     assert json.loads((out / "summary.json").read_text())["graded"] == 30
-    assert ET.parse(tmp_path / "class.xml").getroot().get("tests") == str(sum(3 for _ in CLASS))
+    assert len(ET.parse(tmp_path / "class.xml").getroot().findall("testsuite/testcase")) == sum(3 for _ in CLASS)
     log = [json.loads(line) for line in (out / "batch-log.jsonl").read_text().splitlines()]
     graded_events = [e["key"] for e in log if e["event"] == "graded"]
     assert len(graded_events) == len(set(graded_events)), "the log agrees: no submission graded twice"
@@ -325,3 +328,117 @@ def test_the_documented_kubernetes_and_slurm_command_lines(tmp_path):
         assert all(row["status"] == "error" and "syntax error" in row["message"] for row in data["results"])
         runs = [json.loads(p.read_text())["run"] for p in (grades / "results").rglob("*.json")]
         assert len(runs) == 8 and len(set(runs)) <= 4, "each submission graded by exactly one shard"
+
+
+# -- a class: roster, assignment, times, late policy, damaged notebooks, regrade (fast: no grading) --
+
+def seeded_result(job, score=5):
+    result = fake_result(job)
+    result.score, result.seed = score, job.seed if job.seed is not None else 1234
+    return result
+
+
+def test_roster_assignment_maximum_and_damaged_notebooks(tmp_path):
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    write(subs / "alice" / f"{BC}.py", FIXED)
+    write(subs / "bob" / f"{BC}.py", FIXED)
+    write(subs / "bob" / f"{TT}.py", "x = 1\n")
+    whole = notebook(TT, "y = 2\n")
+    write(subs / "carol" / "01_dynamo_core.ipynb", whole[:-40])  # cut off after its one answer cell
+    write(subs / "eve" / f"{BC}.py", FIXED)
+    roster = write(tmp_path / "roster.csv", "id,name,email\nalice,Alice Liddell,alice@example.org\nbob,Bob B,bob@example.org\n"
+                                            "carol,Carol C,carol@example.org\ndave,Dave D,dave@example.org\n")
+    options = batch.BatchOptions(submissions=subs, out=out, exercises=[BC, TT], roster=roster, stream=io.StringIO())
+    assert batch.run_batch(options, grade_job=seeded_result) == 0
+    with open(out / "lms.csv", newline="") as handle:
+        lms = {row["student_id"]: row for row in csv.DictReader(handle)}
+    assert list(lms) == ["alice", "bob", "carol", "dave", "eve"]
+    assert (lms["alice"]["max_score"], lms["alice"]["score"], lms["alice"]["percent"]) == ("10", "5", "50"), \
+        "one exercise of two submitted is 50 %, not 100 %"
+    assert (lms["alice"]["first_name"], lms["alice"]["last_name"], lms["alice"]["email"]) == ("Alice", "Liddell", "alice@example.org")
+    assert lms["dave"]["flags"] == "no submission" and lms["dave"]["max_score"] == "10"
+    assert "not on the roster" in lms["eve"]["flags"]
+    assert "damaged notebook 01_dynamo_core.ipynb" in lms["carol"]["flags"]
+    carol = json.loads((out / "results" / "carol" / f"{BC}.json").read_text())["result"]
+    assert carol["status"] == "error" and "could not be read back" in carol["message"], "the lost answer has a result, not silence"
+    assert json.loads((out / "results" / "carol" / f"{TT}.json").read_text())["result"]["status"] == "passed", \
+        "the answer before the damage is graded"
+    data = json.loads((out / "summary.json").read_text())
+    assert data["class"]["no_submission"] == ["dave"] and data["students"]["alice"]["max_score"] == 10
+    report = (out / "class-report.html").read_text()
+    assert "<svg" in report and "dave" in report
+
+
+def test_submission_times_and_late_policy(tmp_path):
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    for name in ("ontime", "twodays", "toolate", "stamped"):
+        write(subs / name / f"{BC}.py", FIXED)
+    write(subs / "stamped" / "timestamp.txt", "2025-03-02 01:00:00.000000 UTC")  # nbgrader's format: 1 h late
+    write(subs / "manifest.csv", "student,submitted_at\nontime,2025-03-01T10:00:00Z\ntwodays,2025-03-03T12:00:00+00:00\n"
+                                 "toolate,2025-03-09T00:00:00\n")
+    options = batch.BatchOptions(submissions=subs, out=out, due=["01_dynamo_core=2025-03-02T00:00:00"],
+                                 late_policy="per-day:20,cutoff:72h", stream=io.StringIO())
+    assert batch.run_batch(options, grade_job=seeded_result) == 0
+    with open(out / "lms.csv", newline="") as handle:
+        lms = {row["student_id"]: row for row in csv.DictReader(handle)}
+    assert {name: (row["late_penalty"], row["score"]) for name, row in lms.items()} == {
+        "ontime": ("0", "5"), "twodays": ("2", "3"), "toolate": ("5", "0"), "stamped": ("1", "4")}
+    assert lms["twodays"]["flags"].startswith("late by 36.0 h") and lms["ontime"]["flags"] == ""
+    rows = {row["student"]: row for row in csv.DictReader((out / "summary.csv").open())}
+    assert rows["stamped"]["submitted_at"] == "2025-03-02T01:00:00+00:00", "nbgrader's timestamp.txt is read"
+
+
+def test_regrade_uses_each_recorded_seed(tmp_path):
+    subs, out = tmp_path / "subs", tmp_path / "out"
+    for name in ("a", "b"):
+        write(subs / name / f"{BC}.py", f"# {name}\n")
+    first = {}
+
+    def grade_first(job):
+        first[job.key] = job.seed
+        result = seeded_result(job)
+        result.seed = 100 + len(first)
+        return result
+
+    batch.run_batch(batch.BatchOptions(submissions=subs, out=out, stream=io.StringIO()), grade_job=grade_first)
+    assert set(first.values()) == {None}, "a first grading draws its seed"
+    seen = {}
+
+    def grade_again(job):
+        seen[job.key] = job.seed
+        return seeded_result(job, score=0 if job.student == "b" else 5)
+
+    stream = io.StringIO()
+    batch.run_batch(batch.BatchOptions(submissions=subs, out=out, regrade=True, stream=stream), grade_job=grade_again)
+    recorded = {f"{n}/{BC}": json.loads((out / "results" / n / f"{BC}.json").read_text())["result"]["seed"] for n in "ab"}
+    assert sorted(seen.values()) == [101, 102]
+    assert recorded == seen, "each submission regraded with the seed its result had recorded"
+    changes = list(csv.DictReader((out / "regrade.csv").open()))
+    assert [(r["student"], r["changed"]) for r in changes] == [("a", ""), ("b", "yes")]
+    assert "1 verdict(s) changed" in stream.getvalue()
+
+
+def test_symbolic_links_are_refused(tmp_path):
+    subs = tmp_path / "subs"
+    secret = write(tmp_path / "elsewhere" / f"{BC}.py", FIXED)
+    (subs / "alice").mkdir(parents=True)
+    (subs / "alice" / f"{BC}.py").symlink_to(secret)
+    (subs / "bob").mkdir()
+    (subs / "bob" / "exercises").symlink_to(secret.parent, target_is_directory=True)
+    jobs, notes = batch.discover_jobs(subs)
+    assert jobs == []
+    assert any("alice" in n and "symbolic link" in n for n in notes) and any("bob" in n and "symbolic link" in n for n in notes)
+
+
+def test_progress_bar_on_a_terminal_is_rich():
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    progress = batch.Progress(2, 2, stream)
+    job = batch.Job("s", BC, Path("s.py"), "s.py")
+    progress.update(job, fake_result(job))
+    progress.update(job, fake_result(job, "failed"))
+    text = stream.getvalue()
+    assert "2/2" in text and "1 not passed" in text and "ETA" in text

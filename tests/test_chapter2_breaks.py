@@ -45,6 +45,22 @@ def test_lesson_has_each_section_once_and_mentions_every_exercise():
             assert f"../exercises/{CHAPTER}/{exercise.id}.py" in text and f'check("{exercise.id}")' in text
 
 
+def test_sections_2_1_to_2_4_state_their_requirements_and_climb_the_difficulty_ladder():
+    """The first exercise points at the line to change, the middle ones at the function, the last
+    (two false promises in one operator's registration) nowhere: one TODO at the top of the file."""
+    part = [e for e in discover() if e.chapter == CHAPTER and not e.syllabus[0].startswith("2.5")]
+    assert all(e.requirements and len(e.fair) >= 2 for e in part), [e.id for e in part if not e.requirements]
+    starters = {e.id: e.starter.read_text() for e in part}
+    first = [line for line in starters.pop("breaks_iterator").splitlines() if "TODO" in line]
+    assert len(first) == 1 and "next(chunk)" in first[0], "the first exercise is guided: the TODO sits on the line"
+    capstone = [line for line in starters.pop("custom_op_mutation").splitlines() if "TODO" in line]
+    assert capstone == ["# TODO: find out why Inductor cannot trust this operator, and fix it."]
+    for exercise_id, text in starters.items():
+        lines = text.splitlines()
+        todo = [number for number, line in enumerate(lines) if "TODO" in line]
+        assert len(todo) == 1 and lines[todo[0] - 1].lstrip().startswith("def "), f"{exercise_id}: one TODO, at the top of a function"
+
+
 # -- header keys and check parameters are validated ------------------------------------------------
 
 MASTER = '''# /// exercise
@@ -188,26 +204,14 @@ def test_the_masters_own_config_does_not_leak_into_the_submission(submission):
     assert status(result)["compiles"] == "failed" and "Failed to trace builtin operator" in message(result, "compiles")
 
 
-# -- captured output ---------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("old, new", [
-    ('    print("loss:", loss)\n', "    if not torch.compiler.is_compiling():\n        print(\"loss:\", loss)\n"),
-    ('    print("loss:", loss)\n', ""),
-])
-def test_print_in_step_fixes_that_drop_the_message_fail(submission, old, new):
-    cheat = swap(swap(starter("print_in_step"), '  # TODO: this print breaks the graph, and the message must stay', ""), old, new)
-    result = graded(submission, "print_in_step", cheat)
-    assert not result.passed
-    assert status(result)["compiles"] == "passed" and status(result)["message"] == "failed"
-    assert "The message is gone" in message(result, "message")
-    if "is_compiling" in new:
-        assert status(result)["no_dodge"] == "failed" and "is_compiling" in message(result, "no_dodge")
-
+# -- captured output (the FAIR/WRONG variants of print_in_step and log_outside prove the rest) ------
 
 def test_print_in_step_allow_in_graph_on_the_printing_helper_fails(submission):
-    cheat = swap(solution("print_in_step"), '    print("loss:", loss)\n', "    loss = say(loss)\n")
+    cheat = swap(solution("print_in_step"), '    print("loss:", loss, "running:", running.clone())\n',
+                 "    say(loss, running.clone())\n")
     cheat = swap(cheat, "torch._dynamo.config.reorderable_logging_functions.add(print)\n",
-                 "\n\n@torch.compiler.allow_in_graph\ndef say(loss):\n    print(\"loss:\", loss)\n    return loss\n")
+                 "\n\n@torch.compiler.allow_in_graph\ndef say(loss, running):\n    print(\"loss:\", loss, \"running:\", running)\n"
+                 "    return loss\n")
     result = graded(submission, "print_in_step", cheat)
     assert not result.passed
     assert status(result)["no_dodge"] == "failed" and "allow_in_graph" in message(result, "no_dodge")
@@ -215,38 +219,23 @@ def test_print_in_step_allow_in_graph_on_the_printing_helper_fails(submission):
 
 
 def test_print_in_step_disabled_helper_fails(submission):
-    cheat = swap(starter("print_in_step"), "def train_step(", "@torch.compiler.disable\ndef say(loss):\n    print(\"loss:\", loss)\n\n\ndef train_step(")
-    cheat = swap(cheat, '    print("loss:", loss)  # TODO: this print breaks the graph, and the message must stay\n', "    say(loss)\n")
+    cheat = swap(starter("print_in_step"), "def train_step(",
+                 "@torch.compiler.disable\ndef say(loss, running):\n    print(\"loss:\", loss, \"running:\", running)\n\n\ndef train_step(")
+    cheat = swap(cheat, '    print("loss:", loss, "running:", running)\n', "    say(loss, running)\n")
     result = graded(submission, "print_in_step", cheat)
     assert not result.passed and status(result)["compiles"] == "failed"
     assert "disable" in message(result, "no_dodge") and "is one" in message(result, "no_dodge")
 
 
-# -- escape hatches ------------------------------------------------------------------------------------
-
-def test_hatch_vendor_break_allow_in_graph_fails(submission):
-    cheat = swap(starter("hatch_vendor_break"), "    h = vendor_softclip(h, 2.0)", "    h = softclip_in_graph(h, 2.0)")
-    cheat = swap(cheat, "def block(", "softclip_in_graph = torch.compiler.allow_in_graph(vendor_softclip)\n\n\ndef block(")
-    result = graded(submission, "hatch_vendor_break", cheat)
-    assert not result.passed
-    assert status(result)["hatch"] == "failed" and "allow_in_graph" in message(result, "hatch")
-    assert status(result)["no_dodge"] == "failed"
-
+# -- escape hatches (the masters' FAIR/WRONG variants prove allow_in_graph, disable and more) -------
 
 def test_hatch_vendor_break_disabling_the_vendor_function_fails(submission):
-    cheat = swap(starter("hatch_vendor_break"), "    h = vendor_softclip(h, 2.0)", "    h = softclip_off(h, 2.0)")
-    cheat = swap(cheat, "def block(", "softclip_off = torch.compiler.disable(vendor_softclip)\n\n\ndef block(")
+    cheat = swap(starter("hatch_vendor_break"), "    h = vendor_gate(h)", "    h = gate_off(h)")
+    cheat = swap(cheat, "def block(", "gate_off = torch.compiler.disable(vendor_gate)\n\n\ndef block(")
     result = graded(submission, "hatch_vendor_break", cheat)
     assert not result.passed and status(result)["compiles"] == "failed"
     assert "disable()" in message(result, "compiles")
-    assert status(result)["no_dodge"] == "failed" and "softclip_off is wrapped by torch.compiler.disable" in message(result, "no_dodge")
-
-
-def test_hatch_vendor_break_disable_inside_the_compiled_function_fails(submission):
-    cheat = swap(starter("hatch_vendor_break"), "h = vendor_softclip(h, 2.0)", "h = torch.compiler.disable(vendor_softclip)(h, 2.0)")
-    result = graded(submission, "hatch_vendor_break", cheat)
-    assert not result.passed and status(result)["compiles"] == "failed"
-    assert "uses torch.compiler.disable" in message(result, "no_dodge")
+    assert status(result)["no_dodge"] == "failed" and "gate_off is wrapped by torch.compiler.disable" in message(result, "no_dodge")
 
 
 def test_hatch_vendor_break_editing_the_vendor_code_fails(submission):
@@ -258,8 +247,8 @@ def test_hatch_vendor_break_editing_the_vendor_code_fails(submission):
 
 
 def test_hatch_vendor_break_is_compiling_shortcut_fails(submission):
-    cheat = swap(starter("hatch_vendor_break"), "    h = vendor_softclip(h, 2.0)",
-                 "    if not torch.compiler.is_compiling():\n        h = vendor_softclip(h, 2.0)")
+    cheat = swap(starter("hatch_vendor_break"), "    h = vendor_gate(h)",
+                 "    if not torch.compiler.is_compiling():\n        h = vendor_gate(h)")
     result = graded(submission, "hatch_vendor_break", cheat)
     assert not result.passed
     assert status(result)["correct"] == "failed" and status(result)["no_dodge"] == "failed"
@@ -268,26 +257,6 @@ def test_hatch_vendor_break_is_compiling_shortcut_fails(submission):
 def test_hatch_vendor_break_escape_hatch_really_holds_the_work(submission):
     result = graded(submission, "hatch_vendor_break", solution("hatch_vendor_break"))
     assert result.passed and "aten.tanh" in message(result, "hatch")
-
-
-def test_nonstrict_layer_allow_in_graph_fails(submission):
-    cheat = swap(starter("nonstrict_layer"), "    h = vendor_layer(x, spec)", "    h = layer_in_graph(x, spec)")
-    cheat = swap(cheat, "OPTIONS = ", "layer_in_graph = torch.compiler.allow_in_graph(vendor_layer)\nOPTIONS = ")
-    result = graded(submission, "nonstrict_layer", cheat)
-    assert not result.passed and "allow_in_graph" in message(result, "no_dodge")
-
-
-def test_nonstrict_layer_without_registering_the_dataclass_fails(submission):
-    cheat = swap(solution("nonstrict_layer"), "pytree.register_dataclass(LayerSpec)\n", "")
-    result = graded(submission, "nonstrict_layer", cheat)
-    assert not result.passed and "Invalid input type" in message(result, "compiles")
-
-
-def test_nonstrict_global_dropping_the_hatch_fails(submission):
-    cheat = swap(solution("nonstrict_global"), "\n@torch._dynamo.nonstrict_trace\ndef temper(logits, temperature)",
-                 "\ndef temper(logits, temperature)")
-    result = graded(submission, "nonstrict_global", cheat)
-    assert not result.passed and status(result)["hatch"] == "failed" and status(result)["correct"] == "passed"
 
 
 def test_nonstrict_global_allow_in_graph_on_the_impure_helper_fails(submission):
@@ -307,18 +276,6 @@ def test_custom_op_curve_wrong_shape_fake_fails_opcheck_only(submission):
     assert status(result)["compiles"] == "passed" and status(result)["correct"] == "passed"
 
 
-def test_custom_op_curve_wrong_dtype_fake_fails(submission):
-    cheat = swap(solution("custom_op_curve"), "    return torch.empty_like(x)\n", "    return torch.empty_like(x, dtype=torch.float64)\n")
-    result = graded(submission, "custom_op_curve", cheat)
-    assert not result.passed and status(result)["opcheck"] == "failed"
-
-
-def test_custom_op_curve_allow_in_graph_fails(submission):
-    cheat = swap(starter("custom_op_curve"), "def sensor_curve(x):", "@torch.compiler.allow_in_graph\ndef sensor_curve(x):")
-    result = graded(submission, "custom_op_curve", cheat)
-    assert not result.passed and status(result)["op"] == "failed" and status(result)["opcheck"] == "failed"
-
-
 def test_custom_op_curve_disable_fails(submission):
     cheat = swap(starter("custom_op_curve"), "def sensor_curve(x):", "@torch.compiler.disable\ndef sensor_curve(x):")
     result = graded(submission, "custom_op_curve", cheat)
@@ -331,10 +288,12 @@ def test_custom_op_mutation_patching_opcheck_does_not_help(submission):
     assert not result.passed and status(result)["opcheck"] == "failed"
 
 
-def test_custom_op_mutation_an_op_that_stops_mutating_passes_opcheck(submission):
+def test_custom_op_mutation_an_op_that_stops_mutating_passes_opcheck_but_changes_the_results(submission):
+    """Writing to a copy makes the schema true, but squash relied on the clip: the grade says so."""
     fix = swap(starter("custom_op_mutation"), "    x.clamp_(-limit, limit)\n", "    x = x.clone().clamp_(-limit, limit)\n")
+    fix = swap(fix, "    return x.new_empty(())\n", "    return x.new_empty(1)\n")
     result = graded(submission, "custom_op_mutation", fix)
-    assert status(result)["opcheck"] == "passed"
+    assert status(result)["opcheck"] == "passed" and status(result)["correct"] == "failed"
 
 
 # -- the other dodges, per exercise where they apply ---------------------------------------------------
@@ -380,25 +339,10 @@ def test_breaks_iterator_is_compiling_shortcut_fails(submission):
     assert not result.passed and status(result)["correct"] == "failed" and status(result)["no_dodge"] == "failed"
 
 
-def test_io_calibration_disabled_reader_fails(submission):
-    cheat = swap(starter("io_calibration"), "def calibrate(x, path):",
-                 "@torch.compiler.disable\ndef load(path):\n    with open(path) as f:\n        return json.load(f)\n\n\ndef calibrate(x, path):")
-    cheat = swap(cheat, "    with open(path) as f:  # TODO: reading a file cannot be compiled; read it in run and pass tensors in\n"
-                        "        stats = json.load(f)\n", "    stats = load(path)\n")
-    result = graded(submission, "io_calibration", cheat)
-    assert not result.passed and status(result)["compiles"] == "failed" and status(result)["no_dodge"] == "failed"
-
-
 def test_io_calibration_reorderable_open_as_the_pytorch_hint_suggests_fails(submission):
     cheat = starter("io_calibration").replace("import torch\n", "import torch\n\ntorch._dynamo.config.reorderable_logging_functions.add(open)\n", 1)
     result = graded(submission, "io_calibration", cheat)
     assert not result.passed and "reorderable_logging_functions was changed" in violations(result)
-
-
-def test_branch_on_data_hard_coded_branch_fails(submission):
-    cheat = swap(solution("branch_on_data"), "    return torch.cond(x.mean() > 0, excite, inhibit, (x,))", "    return excite(x)")
-    result = graded(submission, "branch_on_data", cheat)
-    assert not result.passed and status(result)["compiles"] == "passed" and status(result)["correct"] == "failed"
 
 
 def test_branch_on_data_is_compiling_shortcut_fails(submission):
@@ -409,21 +353,7 @@ def test_branch_on_data_is_compiling_shortcut_fails(submission):
     assert "is_compiling" in message(result, "no_dodge")
 
 
-def test_branch_on_data_where_is_also_a_fix(submission):
-    fix = swap(solution("branch_on_data"), "    return torch.cond(x.mean() > 0, excite, inhibit, (x,))",
-               "    return torch.where(x.mean() > 0, excite(x), inhibit(x))")
-    assert graded(submission, "branch_on_data", fix).passed
-
-
 def test_incorrect_cat_disabling_the_function_fails(submission):
     cheat = swap(starter("incorrect_cat"), "def fuse(", "@torch.compiler.disable\ndef fuse(")
     result = graded(submission, "incorrect_cat", cheat)
     assert not result.passed and status(result)["compiles"] == "failed"
-
-
-def test_log_outside_disabled_logging_helper_fails(submission):
-    cheat = swap(starter("log_outside"), "def clip(x, limit):",
-                 "@torch.compiler.disable\ndef warn(count):\n    log.warning(\"clipped %d values\", count)\n\n\ndef clip(x, limit):")
-    cheat = swap(cheat, '    log.warning("clipped %d values", count)  # TODO', "    warn(count)  # ")
-    result = graded(submission, "log_outside", cheat)
-    assert not result.passed and status(result)["compiles"] == "failed" and status(result)["no_dodge"] == "failed"

@@ -122,6 +122,10 @@ def test_notebook_upload_and_missing_file(autograder_dir):
     assert graded["score"] == 5
     missing = run_autograder(autograder_dir, {"notes.txt": "I forgot the file"})
     assert missing["score"] == 0 and f"No file for {BC}" in missing["output"]
+    cut = json.dumps(notebook)[:-60]  # an upload cut off inside its one answer cell
+    damaged = run_autograder(autograder_dir, {"01_dynamo_core.ipynb": cut})
+    assert damaged["score"] == 0 and "not valid JSON" in damaged["output"] and "Save the notebook" in damaged["output"]
+    assert damaged["extra_data"]["damaged_notebooks"], "the instructor sees which upload was damaged"
 
 
 def test_a_broken_autograder_still_writes_results(tmp_path):
@@ -137,3 +141,38 @@ def test_a_broken_autograder_still_writes_results(tmp_path):
     data = json.loads((root / "results" / "results.json").read_text())
     assert_valid_results(data)
     assert data["score"] == 0 and "tell your instructor" in data["output"]
+
+
+def test_setup_picks_a_python_that_runs(tmp_path):
+    """A python3.12 on PATH that does not start (a broken alternative) is skipped, with a message."""
+    setup = gradescope.zip_entries(exercises=[BC])["setup.sh"][0].decode()
+    function = setup[setup.index("pick_python() {"):setup.index("\n}\n", setup.index("pick_python() {")) + 3]
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python3.12").write_text("#!/bin/sh\necho 'cannot execute binary file' >&2\nexit 126\n")
+    (bin_dir / "python3.12").chmod(0o755)
+    (bin_dir / "python3.11").symlink_to(sys.executable)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin"}
+    proc = subprocess.run(["/bin/bash", "-c", function + "pick_python"], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.strip() == str(bin_dir / "python3.11"), proc.stdout + proc.stderr
+    assert "python3.12 does not run" in proc.stderr
+    (bin_dir / "python3.11").unlink()
+    (bin_dir / "python3.11").write_text("#!/bin/sh\nexit 1\n")
+    (bin_dir / "python3.11").chmod(0o755)
+    proc = subprocess.run(["/bin/bash", "-c", function + "pick_python"], env={"PATH": str(bin_dir)}, capture_output=True, text=True)
+    assert proc.returncode == 1, "nothing that runs: setup.sh installs python3.11 instead"
+
+
+def test_a_nested_upload_names_its_file_once(tmp_path):
+    """s03_carol/exercises/... in an upload: the message names that path once, not the folder twice."""
+    from autograder.learner.view import relabel
+    from autograder.format.result import CheckResult, Result
+
+    path = tmp_path / "submission" / "s03_carol" / "exercises" / "01_dynamo_core" / f"{BC}.py"
+    label = f"s03_carol/exercises/01_dynamo_core/{BC}.py"
+    message = f"Graph break at {path}:18 in encode(); also seen at exercises/01_dynamo_core/{BC}.py:18 in encode()"
+    result = Result(exercise=BC, status="failed", score=0, max_score=5, measurements={}, message=message,
+                    checks=[CheckResult("compiles", "compiles", "failed", 0, 2, message)])
+    shown = relabel(result, str(path), label).checks[0].message
+    assert shown.count("s03_carol") == 2 and "s03_carol/s03_carol" not in shown
+    assert shown.startswith(f"Graph break at {label}, line 18, in encode()")

@@ -57,7 +57,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from autograder.format.exercise import ROOT, discover, load
@@ -65,8 +65,10 @@ from autograder.format.result import ERROR, PASSED, Result
 
 FORMAT = 1
 BACKSTOP_S = 120  # beyond the grading's own limit, before the batch kills a worker
-SUMMARY_FIELDS = ["student", "exercise", "status", "score", "max_score", "message", "duration_s", "seed", "submission", "graded_at"]
+SUMMARY_FIELDS = ["student", "exercise", "status", "score", "max_score", "message", "duration_s", "seed", "submission", "graded_at",
+                  "submitted_at", "flags"]
 _SKIP_PARTS = {"__pycache__", "__MACOSX", ".ipynb_checkpoints", ".git"}
+MANIFEST_NAME = "manifest.csv"  # SUBMISSIONS_DIR/manifest.csv: submission times, read when --manifest is not given
 
 
 class BatchUsageError(Exception):
@@ -81,6 +83,10 @@ class Job:
     label: str  # how reports name the submission: its path under SUBMISSIONS_DIR
     source: str | None = None  # a notebook's answer cell; None: the file is graded as it is
     digest: str = ""
+    problem: str = ""  # set: nothing can be graded (an answer lost in a damaged notebook); the result says why
+    flags: tuple = ()  # why this submission needs the instructor's look (a damaged notebook it came from)
+    submitted_at: str = ""  # ISO time, from nbgrader's timestamp.txt in the student's folder (or the manifest)
+    seed: int | None = None  # set for a regrade: the seed the last grading recorded
 
     @property
     def key(self) -> str:
@@ -102,6 +108,12 @@ class BatchOptions:
     force: bool = False
     junit: str | None = None
     summary_only: bool = False
+    regrade: bool = False  # grade everything again, each with the seed its result recorded
+    roster: Path | None = None  # CSV of the class (roster.py): missing students listed, names in lms.csv
+    assignments: list[str] | None = None  # chapters whose every exercise the class was given
+    manifest: Path | None = None  # CSV of submission times (term.read_manifest)
+    due: list[str] = field(default_factory=list)  # "ASSIGNMENT=WHEN" items (term.parse_due)
+    late_policy: str = "none"
     stream: object = field(default=None, repr=False)  # progress goes here (default: stderr)
 
 
@@ -126,27 +138,60 @@ def safe_name(name: str) -> str:
 
 # -- finding the submissions ---------------------------------------------------------------------
 
-def _files(folder: Path) -> list[Path]:
-    found = [p for p in folder.rglob("*") if p.is_file() and not (set(p.relative_to(folder).parts) & _SKIP_PARTS)]
+def _files(folder: Path, notes: list[str] | None = None) -> list[Path]:
+    """Every file under ``folder`` (not following links: a symbolic link is refused with a note)."""
+    found, links = [], []
+    for top, dirs, names in os.walk(folder):
+        links += [Path(top) / d for d in dirs if (Path(top) / d).is_symlink()]
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_PARTS and not (Path(top) / d).is_symlink())
+        for name in sorted(names):
+            path = Path(top) / name
+            (links if path.is_symlink() else found if path.is_file() else []).append(path)
+    for link in links:
+        if notes is not None:
+            notes.append(f"skipped {link.relative_to(folder.parent)}: a symbolic link (submit the file or folder itself)")
     return sorted(found, key=lambda p: (len(p.relative_to(folder).parts), str(p)))
 
 
-def _py_job(student: str, exercise: str, path: Path, base: Path) -> Job:
-    return Job(student, exercise, path, path.relative_to(base).as_posix(), None, hashlib.sha256(path.read_bytes()).hexdigest())
+def _py_job(student: str, exercise: str, path: Path, base: Path, submitted_at: str = "") -> Job:
+    return Job(student, exercise, path, path.relative_to(base).as_posix(), None, hashlib.sha256(path.read_bytes()).hexdigest(),
+               submitted_at=submitted_at)
 
 
-def _notebook_answers(path: Path, ids) -> dict:
-    from autograder.classroom.nbgrader_bridge import find_answers, load_notebook
+def _notebook_answers(path: Path, ids) -> tuple[dict, str]:
+    """The answers of a notebook, read as far as it goes, and what was wrong with it ("" if sound)."""
+    from autograder.classroom.nbgrader_bridge import find_answers
+    from autograder.classroom.salvage import read_notebook
 
-    try:
-        return find_answers(load_notebook(path), ids)
-    except (OSError, ValueError, AttributeError, TypeError):
-        return {}
+    reading = read_notebook(path)
+    return find_answers(reading.notebook(), ids), reading.problem
 
 
-def _nb_job(student: str, exercise: str, path: Path, base: Path, source: str) -> Job:
+def _nb_job(student: str, exercise: str, path: Path, base: Path, source: str, flags=(), submitted_at: str = "") -> Job:
     digest = hashlib.sha256(f"{exercise}\0{source}".encode()).hexdigest()
-    return Job(student, exercise, path, f"{path.relative_to(base).as_posix()} (answer cell)", source, digest)
+    return Job(student, exercise, path, f"{path.relative_to(base).as_posix()} (answer cell)", source, digest,
+               flags=tuple(flags), submitted_at=submitted_at)
+
+
+def _lost_job(student: str, exercise: str, path: Path, base: Path, problem: str) -> Job:
+    message = (f"Your notebook {path.relative_to(base).as_posix()} was damaged ({problem}) and the answer cell for "
+               f"{exercise} could not be read back from it, so it scores 0. Your instructor has been told.")
+    return Job(student, exercise, path, path.relative_to(base).as_posix(), None,
+               hashlib.sha256(f"lost\0{exercise}\0{problem}".encode()).hexdigest(), problem=message,
+               flags=(f"damaged notebook {path.name}: {problem}",))
+
+
+def _chapter_exercises() -> dict[str, list[str]]:
+    chapters: dict[str, list[str]] = {}
+    for e in discover():
+        chapters.setdefault(e.chapter, []).append(e.id)
+    return chapters
+
+
+def _timestamp(folder: Path) -> str:
+    from autograder.classroom.term import iso, timestamp_in
+
+    return iso(timestamp_in(folder)) if folder.is_dir() else ""
 
 
 def discover_jobs(submissions: Path, exercise: str | None = None, exercises=None) -> tuple[list[Job], list[str]]:
@@ -157,13 +202,17 @@ def discover_jobs(submissions: Path, exercise: str | None = None, exercises=None
         raise BatchUsageError(f"unknown exercise id(s): {', '.join(sorted(set(exercises) - known))}")
     if exercise is not None and exercise not in known:
         raise BatchUsageError(f"unknown exercise id {exercise!r}")
+    chapters = _chapter_exercises()
     jobs: list[Job] = []
     notes: list[str] = []
     for entry in sorted(submissions.iterdir()):
-        if entry.name.startswith(".") or entry.name in _SKIP_PARTS:
+        if entry.name.startswith(".") or entry.name in _SKIP_PARTS or entry.name == MANIFEST_NAME:
+            continue
+        if entry.is_symlink():
+            notes.append(f"skipped {entry.name}: a symbolic link (submit the file or folder itself)")
             continue
         if exercise is not None:
-            job = _single(entry, exercise, submissions)
+            job = _single(entry, exercise, submissions, notes)
             if job is None:
                 notes.append(f"skipped {entry.name}: no submission of {exercise} found")
             else:
@@ -172,35 +221,51 @@ def discover_jobs(submissions: Path, exercise: str | None = None, exercises=None
         if not entry.is_dir():
             notes.append(f"skipped {entry.name}: not a student folder (use --exercise for one file per student)")
             continue
+        when = _timestamp(entry)
         mine: dict[str, Job] = {}
-        files = _files(entry)
+        files = _files(entry, notes)
         for path in files:
             if path.suffix == ".py" and path.stem in ids and path.stem not in mine:
-                mine[path.stem] = _py_job(entry.name, path.stem, path, submissions)
+                mine[path.stem] = _py_job(entry.name, path.stem, path, submissions, when)
         for path in files:
-            if path.suffix == ".ipynb":
-                for exercise_id, answer in _notebook_answers(path, ids).items():
-                    if exercise_id not in mine:
-                        mine[exercise_id] = _nb_job(entry.name, exercise_id, path, submissions, answer.source)
+            if path.suffix != ".ipynb":
+                continue
+            answers, problem = _notebook_answers(path, ids)
+            flags = [f"damaged notebook {path.name}: {problem}"] if problem else []
+            for exercise_id, answer in answers.items():
+                if exercise_id not in mine:
+                    mine[exercise_id] = _nb_job(entry.name, exercise_id, path, submissions, answer.source, flags, when)
+            if problem:  # what the damaged notebook of a chapter should have held, and did not give back
+                for exercise_id in chapters.get(path.stem, []):
+                    if exercise_id in ids and exercise_id not in mine:
+                        mine[exercise_id] = _lost_job(entry.name, exercise_id, path, submissions, problem)
+                if not answers and path.stem not in chapters:
+                    notes.append(f"{entry.name}: {path.relative_to(submissions).as_posix()} is damaged ({problem}) and "
+                                 "nothing in it could be read; it is not named after a chapter, so no exercise was expected from it")
         if not mine:
             notes.append(f"skipped {entry.name}: no exercise files (ID.py) or answer cells in it")
         jobs.extend(mine[k] for k in sorted(mine))
     return jobs, notes
 
 
-def _single(entry: Path, exercise: str, base: Path) -> Job | None:
+def _single(entry: Path, exercise: str, base: Path, notes: list[str]) -> Job | None:
     student = entry.stem if entry.is_file() else entry.name
-    files = [entry] if entry.is_file() else _files(entry)
+    files = [entry] if entry.is_file() else _files(entry, notes)
+    when = _timestamp(entry)
     scripts = [p for p in files if p.suffix == ".py"]
     exact = [p for p in scripts if p.name == f"{exercise}.py"]
     script = exact[0] if exact else scripts[0] if len(scripts) == 1 else None
     if script is not None:
-        return _py_job(student, exercise, script, base)
+        return _py_job(student, exercise, script, base, when)
     for path in files:
         if path.suffix == ".ipynb":
-            answer = _notebook_answers(path, [exercise]).get(exercise)
+            answers, problem = _notebook_answers(path, [exercise])
+            answer = answers.get(exercise)
             if answer is not None:
-                return _nb_job(student, exercise, path, base, answer.source)
+                return _nb_job(student, exercise, path, base, answer.source,
+                               [f"damaged notebook {path.name}: {problem}"] if problem else [], when)
+            if problem:
+                return _lost_job(student, exercise, path, base, problem)
     return None
 
 
@@ -376,7 +441,7 @@ class WarmWorkers:
 
     def grade(self, job: Job) -> Result:
         payload = {"exercise": job.exercise, "path": str(job.path), "source": job.source, "label": job.label,
-                   "seed": _seed(self.options), "timeout": self.options.timeout}
+                   "seed": job.seed if job.seed is not None else _seed(self.options), "timeout": self.options.timeout}
         return Result.from_dict(_grade(payload, warm=True))
 
     def stop_all(self) -> None:
@@ -402,7 +467,7 @@ class Workers:
     def grade(self, job: Job) -> Result:
         exercise = load(job.exercise)
         limit = self.options.timeout if self.options.timeout is not None else exercise.timeout
-        seed = _seed(self.options)
+        seed = job.seed if job.seed is not None else _seed(self.options)
         payload = {"exercise": job.exercise, "path": str(job.path), "source": job.source, "label": job.label,
                    "seed": seed, "timeout": self.options.timeout, "limit": limit,
                    "memory_limit_gb": self.options.memory_limit_gb or None, "parent": os.getpid()}
@@ -466,7 +531,7 @@ def _clock(seconds: float) -> str:
 
 
 class Progress:
-    """A bar with an ETA on a terminal; one plain line per grading otherwise (logs, CI)."""
+    """rich.progress's bar with an ETA on a terminal; one plain line per grading otherwise (logs, CI)."""
 
     def __init__(self, total: int, workers: int, stream=None):
         self.total, self.workers = total, workers
@@ -474,6 +539,15 @@ class Progress:
         self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.done = self.not_passed = 0
         self.started = time.monotonic()
+        self.bar = None
+        if self.tty and total:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+            self.bar = Bar(TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[failing]} not passed"),
+                           TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(), console=Console(file=self.stream))
+            self.task = self.bar.add_task("grading", total=total, failing=0)
+            self.bar.start()
 
     def eta(self) -> str:
         if not self.done:
@@ -484,24 +558,25 @@ class Progress:
     def update(self, job: Job, result: Result) -> None:
         self.done += 1
         self.not_passed += result.status != PASSED
+        if self.bar is not None:
+            self.bar.update(self.task, advance=1, failing=self.not_passed)
+            if self.done >= self.total:
+                self.close()
+            return
         elapsed = _clock(time.monotonic() - self.started)
-        if self.tty:
-            width = 30
-            filled = int(width * self.done / max(1, self.total))
-            self.stream.write(f"\r[{'#' * filled}{'-' * (width - filled)}] {self.done}/{self.total} "
-                              f"{100 * self.done // max(1, self.total)}%  {self.not_passed} not passed  "
-                              f"elapsed {elapsed}  ETA {self.eta()}   ")
-            if self.done == self.total:
-                self.stream.write("\n")
-        else:
-            self.stream.write(f"[{self.done}/{self.total}] {job.key}: {result.status} {result.score}/{result.max_score} "
-                              f"({result.duration_s:.1f} s)  elapsed {elapsed}  ETA {self.eta()}\n")
+        self.stream.write(f"[{self.done}/{self.total}] {job.key}: {result.status} {result.score}/{result.max_score} "
+                          f"({result.duration_s:.1f} s)  elapsed {elapsed}  ETA {self.eta()}\n")
         self.stream.flush()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
 
 
 # -- summary -------------------------------------------------------------------------------------
 
-def summary(out: Path, jobs: list[Job]) -> tuple[list[dict], dict]:
+def summary(out: Path, jobs: list[Job], context: "ClassContext | None" = None) -> tuple[list[dict], dict]:
     rows, students, missing = [], {}, []
     for job in jobs:
         record = read_record(out, job)
@@ -509,23 +584,34 @@ def summary(out: Path, jobs: list[Job]) -> tuple[list[dict], dict]:
             missing.append(job.key)
             rows.append({"student": job.student, "exercise": job.exercise, "status": "missing", "score": "",
                          "max_score": "", "message": "not graded yet", "duration_s": "", "seed": "",
-                         "submission": job.label, "graded_at": ""})
+                         "submission": job.label, "graded_at": "", "submitted_at": job.submitted_at, "flags": "; ".join(job.flags)})
             continue
         result = record["result"]
         rows.append({"student": job.student, "exercise": job.exercise, "status": result["status"], "score": result["score"],
                      "max_score": result["max_score"], "message": result.get("message", ""), "duration_s": result.get("duration_s", ""),
-                     "seed": result.get("seed", ""), "submission": job.label, "graded_at": record.get("graded_at", "")})
+                     "seed": result.get("seed", ""), "submission": job.label, "graded_at": record.get("graded_at", ""),
+                     "submitted_at": job.submitted_at, "flags": "; ".join(job.flags)})
         totals = students.setdefault(job.student, {"score": 0, "max_score": 0, "exercises": {}})
         totals["score"] += result["score"]
         totals["max_score"] += result["max_score"]
         totals["exercises"][job.exercise] = {"status": result["status"], "score": result["score"], "max_score": result["max_score"]}
     data = {"generated_at": _now(), "submissions": len(jobs), "graded": len(jobs) - len(missing), "missing": missing,
             "students": students, "results": rows}
+    if context is not None:
+        rows_by_student, entries = context.table(out, jobs)
+        for name, totals in students.items():  # the assignment's maximum, not only what was submitted
+            row = next((r for r in rows_by_student if r.student.id == name), None)
+            if row is not None:
+                totals["max_score"] = row.max_score
+        data["class"] = {"assignment": context.exercise_ids, "due": context.due, "late_policy": context.policy.text(),
+                         "no_submission": [r.student.id for r in rows_by_student if not r.submitted],
+                         "flagged": {r.student.id: r.flags for r in rows_by_student if r.flags and r.submitted},
+                         "students": [r.to_dict() for r in rows_by_student]}
     return rows, data
 
 
-def write_summary(out: Path, jobs: list[Job], stem: str) -> tuple[Path, Path, dict]:
-    rows, data = summary(out, jobs)
+def write_summary(out: Path, jobs: list[Job], stem: str, context: "ClassContext | None" = None) -> tuple[Path, Path, dict]:
+    rows, data = summary(out, jobs, context)
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=SUMMARY_FIELDS, lineterminator="\n")
     writer.writeheader()
@@ -533,7 +619,88 @@ def write_summary(out: Path, jobs: list[Job], stem: str) -> tuple[Path, Path, di
     csv_path, json_path = out / f"{stem}.csv", out / f"{stem}.json"
     write_atomic(csv_path, buffer.getvalue())
     write_atomic(json_path, json.dumps(data, indent=1) + "\n")
+    if context is not None and stem == "summary":
+        context.write_class_files(out, jobs)
     return csv_path, json_path, data
+
+
+class ClassContext:
+    """The class around the submissions: the roster, the assignment's exercises, due dates and the
+    late policy. It makes the per-student table (records.py), ``lms.csv`` and ``class-report.html``."""
+
+    def __init__(self, options: BatchOptions, jobs: list[Job]):
+        from autograder.classroom.roster import RosterError, read_roster
+        from autograder.classroom.term import LatePolicy, TermError, parse_due, read_manifest
+
+        try:
+            self.roster = read_roster(options.roster) if options.roster else None
+            self.policy = LatePolicy.parse(options.late_policy)
+            self.due = parse_due(options.due)
+            manifest = options.manifest or (options.submissions / MANIFEST_NAME)
+            self.times = read_manifest(manifest) if options.manifest or manifest.is_file() else {}
+        except (RosterError, TermError) as exc:
+            raise BatchUsageError(str(exc)) from None
+        chapters = _chapter_exercises()
+        unknown = sorted(set(options.assignments or []) - set(chapters))
+        if unknown:
+            raise BatchUsageError(f"unknown assignment(s) {', '.join(unknown)}; the chapters are {', '.join(sorted(chapters))}")
+        every = [e.id for e in discover()]
+        if options.exercises:
+            chosen = set(options.exercises)
+        elif options.exercise:
+            chosen = {options.exercise}
+        elif options.assignments:
+            chosen = {i for chapter in options.assignments for i in chapters[chapter]}
+        else:  # what the class was given, as far as the submissions show it
+            chosen = {job.exercise for job in jobs}
+        self.exercise_ids = [i for i in every if i in chosen]
+        self.exercises = {i: (load(i).chapter, float(load(i).max_score)) for i in self.exercise_ids}
+
+    def submitted_at(self, job: Job):
+        from autograder.classroom.term import parse_time, submitted_at
+
+        chapter = self.exercises.get(job.exercise, ("", 0))[0]
+        return submitted_at(self.times, job.student, job.exercise, chapter) or (parse_time(job.submitted_at) if job.submitted_at else None)
+
+    def table(self, out: Path, jobs: list[Job]):
+        from autograder.classroom import records
+        from autograder.classroom.roster import Student
+
+        entries, flags = [], {}
+        for job in jobs:
+            if job.exercise not in self.exercises:
+                continue
+            record = read_record(out, job)
+            chapter = self.exercises[job.exercise][0]
+            if record is None:
+                entry = records.Entry(job.student, job.exercise, chapter, "missing", 0.0, self.exercises[job.exercise][1],
+                                      "not graded yet", submission=job.label)
+                entry.flags.append("not graded yet")
+            else:
+                entry = records.entry_from_result(job.student, job.exercise, chapter, record["result"], submission=job.label)
+            entry.submitted_at = self.submitted_at(job)
+            entries.append(entry)
+            for flag in job.flags:
+                if flag not in flags.setdefault(job.student, []):
+                    flags[job.student].append(flag)
+        students = list(self.roster) if self.roster else [Student(s) for s in sorted({job.student for job in jobs})]
+        known = {s.id for s in students}
+        for extra in sorted({e.student for e in entries} - known):
+            students.append(Student(extra))
+            flags.setdefault(extra, []).append("not on the roster")
+        entries = records.complete(entries, [s.id for s in students], self.exercises)
+        records.apply_late_policy(entries, self.due, self.policy)
+        return records.per_student(entries, students, self.exercise_ids, flags), entries
+
+    def write_class_files(self, out: Path, jobs: list[Job]) -> None:
+        from autograder.classroom import records
+        from autograder.classroom.class_report import render
+
+        rows, entries = self.table(out, jobs)
+        write_atomic(out / "lms.csv", records.lms_csv(rows, self.exercise_ids))
+        due = ", ".join(f"{k}: {v}" for k, v in sorted(self.due.items())) or "no due date"
+        notes = [f"Exercises: {', '.join(self.exercise_ids)}; due {due}; {self.policy.describe()}."]
+        write_atomic(out / "class-report.html", render("grade-batch: class report", rows, entries, notes))
 
 
 def write_junit(path: Path, out: Path, jobs: list[Job]) -> None:
@@ -563,8 +730,9 @@ def run_batch(options: BatchOptions, grade_job=None) -> int:
     keys = [job.key for job in jobs]
     if len(set(keys)) != len(keys):
         raise BatchUsageError("two students' folder names map to the same result file; rename one")
+    context = ClassContext(options, jobs)
     if options.summary_only:
-        csv_path, _, data = write_summary(out, jobs, "summary")
+        csv_path, _, data = write_summary(out, jobs, "summary", context)
         print(f"summary of {data['graded']}/{data['submissions']} graded submission(s): {csv_path}", file=stream)
         if options.junit:
             write_junit(Path(options.junit), out, jobs)
@@ -573,7 +741,11 @@ def run_batch(options: BatchOptions, grade_job=None) -> int:
     stem = "summary" if options.shard is None else f"summary-shard-{options.shard[0]}-of-{options.shard[1]}"
     for stale in (out / "results").rglob(".*.tmp") if (out / "results").is_dir() else []:
         stale.unlink(missing_ok=True)  # a write cut short by a kill; its grading is redone
-    todo = [job for job in selected if options.force or read_record(out, job) is None]
+    if options.regrade:  # every submission again, each with the seed its last grading recorded
+        recorded = {job.key: read_record(out, job) for job in selected}
+        selected = [replace(job, seed=(recorded[job.key] or {}).get("result", {}).get("seed")) for job in selected]
+        previous = {key: (record or {}).get("result") for key, record in recorded.items()}
+    todo = [job for job in selected if options.force or options.regrade or read_record(out, job) is None]
     run_id = f"{_now()}-{secrets.token_hex(3)}"
     log = EventLog(out / "batch-log.jsonl", run_id)
     mode = "cold" if options.cold else "warm"
@@ -582,11 +754,12 @@ def run_batch(options: BatchOptions, grade_job=None) -> int:
     shard_text = f" (shard {options.shard[0]}/{options.shard[1]})" if options.shard else ""
     print(f"{len(selected)} submission(s){shard_text}: {len(selected) - len(todo)} already graded, "
           f"grading {len(todo)} with {options.workers} {mode} worker(s); results in {out}", file=stream, flush=True)
-    if grade_job is None and todo:
+    if grade_job is None and any(not job.problem for job in todo):
         workers = Workers(options) if options.cold else WarmWorkers(options)
         grade_job = workers.grade
     else:
         workers = None
+    grade_job = _unless_lost(grade_job)
     progress = Progress(len(todo), options.workers, stream)
     pool = ThreadPoolExecutor(max_workers=options.workers, thread_name_prefix="grade-batch")
     try:
@@ -606,6 +779,7 @@ def run_batch(options: BatchOptions, grade_job=None) -> int:
             log.write("graded", key=job.key, status=result.status, score=result.score, max_score=result.max_score)
             progress.update(job, result)
     except KeyboardInterrupt:
+        progress.close()
         if workers is not None:
             workers.stop_all()
         pool.shutdown(wait=False, cancel_futures=True)
@@ -613,10 +787,13 @@ def run_batch(options: BatchOptions, grade_job=None) -> int:
         print(f"\ninterrupted: the results written so far are kept; run the same command again to resume.", file=stream)
         return 130
     finally:
+        progress.close()
         if workers is not None:
             workers.close()
     pool.shutdown(wait=True)
-    csv_path, json_path, data = write_summary(out, selected, stem)
+    if options.regrade:
+        _report_regrade(out, selected, previous, stream)
+    csv_path, json_path, data = write_summary(out, selected, stem, context)
     if options.junit:
         write_junit(Path(options.junit), out, selected)
     log.write("end", graded=data["graded"], missing=len(data["missing"]))
@@ -625,6 +802,35 @@ def run_batch(options: BatchOptions, grade_job=None) -> int:
     print(f"done: {data['graded']}/{data['submissions']} graded ({passed} passed, {errors} could not run); "
           f"summary: {csv_path}, {json_path}", file=stream)
     return 0 if not data["missing"] else 1
+
+
+def _unless_lost(grade_job):
+    """A job whose answer was lost (a damaged notebook) gets its result without a grading."""
+    def grade(job: Job) -> Result:
+        if job.problem:
+            from autograder.classroom.nbgrader_bridge import not_graded
+
+            return not_graded(load(job.exercise), job.problem, submission=job.label)
+        return grade_job(job)
+    return grade
+
+
+def _report_regrade(out: Path, jobs: list[Job], previous: dict, stream) -> None:
+    """regrade.csv: every submission's verdict before and after, and the ones that changed."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["student", "exercise", "seed", "status_before", "score_before", "status_after", "score_after", "changed"])
+    changed = 0
+    for job in jobs:
+        before, record = previous.get(job.key) or {}, read_record(out, job) or {}
+        after = record.get("result", {})
+        moved = (before.get("status"), before.get("score")) != (after.get("status"), after.get("score"))
+        changed += moved
+        writer.writerow([job.student, job.exercise, after.get("seed", ""), before.get("status", ""), before.get("score", ""),
+                         after.get("status", ""), after.get("score", ""), "yes" if moved else ""])
+    write_atomic(out / "regrade.csv", buffer.getvalue())
+    print(f"regraded {len(jobs)} submission(s) with their recorded seeds: {changed} verdict(s) changed; see {out / 'regrade.csv'}",
+          file=stream)
 
 
 def main(options: BatchOptions) -> int:

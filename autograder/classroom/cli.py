@@ -51,9 +51,12 @@ def cmd_nbgrader_build(args) -> int:
             return EXIT_FAILED
         print(f"The nbgrader course in {out} is up to date.")
         return EXIT_OK
-    options = bridge.BuildOptions(exercises=_ids(args.exercises), hide=list(args.hide or []),
-                                  course_id=args.course_id or bridge.DEFAULT_COURSE_ID)
+    from autograder.classroom.term import parse_due
+
     try:
+        options = bridge.BuildOptions(exercises=_ids(args.exercises), hide=list(args.hide or []),
+                                      course_id=args.course_id or bridge.DEFAULT_COURSE_ID, due=parse_due(args.due),
+                                      late_policy=args.late_policy or "none", fix_hint=args.with_fix_hint)
         written = bridge.build(out, options)
     except ValueError as exc:
         return _usage(str(exc))
@@ -104,8 +107,26 @@ def cmd_nbgrader_export(args) -> int:
 
 
 def cmd_nbgrader_grade(args) -> int:
-    return _run_nbgrader(args, ["autograde", args.assignment, *_student_args(args)],
-                         ["generate_feedback", args.assignment, *_student_args(args)], ["export"])
+    from autograder.classroom import nbgrader_bridge as bridge
+    from autograder.classroom.nbgrader_class import ClassOptions, grade_class
+    from autograder.classroom.roster import RosterError
+    from autograder.classroom.term import TermError
+
+    course = _course(args)
+    try:
+        stale = bridge.stale_files(course)
+    except FileNotFoundError as exc:
+        return _usage(str(exc))
+    if stale:
+        print(f"warning: {course} is out of date with solutions/ ({', '.join(stale)}); answers are graded with the "
+              f"current masters. Rebuild with `{bridge.GENERATED_BY} --out {course}`.", file=sys.stderr)
+    options = ClassOptions(course=course, assignment=args.assignment, student=args.student, force=args.force,
+                           regrade=getattr(args, "regrade", False), roster=Path(args.roster) if args.roster else None,
+                           workers=args.workers, timeout=args.timeout)
+    try:
+        return grade_class(options)
+    except (ValueError, RosterError, TermError) as exc:
+        return _usage(str(exc))
 
 
 # -- Gradescope ----------------------------------------------------------------------------------
@@ -141,10 +162,36 @@ def cmd_grade_batch(args) -> int:
             submissions=Path(args.submissions).resolve(), out=Path(args.out).resolve() if args.out else None,
             exercise=args.exercise, exercises=_ids(args.exercises), workers=args.workers, timeout=args.timeout,
             seed=args.seed, shard=shard, memory_limit_gb=args.memory_limit, force=args.force, junit=args.junit,
-            summary_only=args.summary_only, cold=args.cold)
+            summary_only=args.summary_only, cold=args.cold, regrade=args.regrade,
+            roster=Path(args.roster).resolve() if args.roster else None, assignments=_ids(args.assignment),
+            manifest=Path(args.manifest).resolve() if args.manifest else None, due=list(args.due or []),
+            late_policy=args.late_policy or "none")
         return batch.main(options)
     except batch.BatchUsageError as exc:
         return _usage(str(exc))
+
+
+# -- classroom mode ------------------------------------------------------------------------------
+
+def cmd_classroom_release(args) -> int:
+    from autograder.classroom.release import write_release
+
+    out = Path(args.out).resolve()
+    written = write_release(out, service_url=args.service_url or "", git=args.git)
+    print(f"{len(written)} file(s) in the learner release {out} (no solutions/)"
+          + ("; committed: push it to the branch your nbgitpuller link names" if args.git else ""))
+    return EXIT_OK
+
+
+def cmd_classroom_serve(args) -> int:
+    from autograder.classroom.service import serve
+
+    try:
+        serve(Path(args.data).resolve(), port=args.port, workers=args.workers, hide=list(args.hide or []),
+              fix_hint=args.with_fix_hint, exercises=_ids(args.exercises), timeout=args.timeout)
+    except ValueError as exc:
+        return _usage(str(exc))
+    return EXIT_OK
 
 
 def add_commands(sub) -> None:
@@ -158,6 +205,11 @@ def add_commands(sub) -> None:
     q.add_argument("--hide", action="append", metavar="ID:CHECK", help="hide a check from learners' feedback (repeatable)")
     q.add_argument("--course-id", help="nbgrader course id (default: torch-compile-course)")
     q.add_argument("--check", action="store_true", help="only check that the course in --out is up to date (exit 1 if stale)")
+    q.add_argument("--due", action="append", metavar="ASSIGNMENT=WHEN",
+                   help="due date of an assignment, ISO 8601 (UTC unless a zone is given); a bare WHEN: every assignment (repeatable)")
+    q.add_argument("--late-policy", metavar="POLICY",
+                   help="none (default), per-day:P (P %% of the score per started day late), cutoff:D (zero after D, e.g. 48h), or both")
+    q.add_argument("--with-fix-hint", action="store_true", help="release the last hint of each exercise (it states the fix)")
     q.set_defaults(run=cmd_nbgrader_build)
 
     for name, handler, text in (
@@ -172,6 +224,13 @@ def add_commands(sub) -> None:
         if name != "generate":
             q.add_argument("--student", help="only this student")
         q.add_argument("--force", action="store_true", help="redo what was already done (nbgrader's --force)")
+        if name == "grade":
+            q.add_argument("--roster", help="CSV of the class (id, first_name, last_name, email): names in grades.csv, "
+                                            "missing submissions listed")
+            q.add_argument("--workers", type=int, default=2, help="answers graded at once across the class (default 2)")
+            q.add_argument("--timeout", type=float, default=None, help="wall-clock limit per grading (default: each exercise's)")
+            q.add_argument("--regrade", action="store_true", help="grade every submission again with the seed recorded "
+                                                                  "for it, and redo every step")
         q.set_defaults(run=handler)
     q = verbs.add_parser("export", help="nbgrader export: grades.csv in the course directory")
     q.add_argument("--course", help="course directory (default: build/nbgrader)")
@@ -191,6 +250,23 @@ def add_commands(sub) -> None:
     q.add_argument("--workers", type=int, default=1, help="exercises graded at once")
     q.set_defaults(run=cmd_gradescope_run)
 
+    p = sub.add_parser("classroom", help="classroom mode: a learner release without solutions, graded by a JupyterHub service")
+    verbs = p.add_subparsers(dest="classroom_command", required=True)
+    q = verbs.add_parser("release", help="write the learner release (lessons, exercises, the package; no solutions/)")
+    q.add_argument("--out", required=True, help="release folder (an nbgitpuller target with --git)")
+    q.add_argument("--git", action="store_true", help="make --out a git repository and commit the release")
+    q.add_argument("--service-url", help="the grading service's address, recorded in CLASSROOM.json")
+    q.set_defaults(run=cmd_classroom_release)
+    q = verbs.add_parser("serve", help="the grading service (run it as a JupyterHub managed service)")
+    q.add_argument("--data", default="classroom-data", help="where attempts and hint progress are kept (made 0700)")
+    q.add_argument("--port", type=int, default=None, help="port (default: from JUPYTERHUB_SERVICE_URL, else 10101)")
+    q.add_argument("--workers", type=int, default=2, help="gradings at once (default 2)")
+    q.add_argument("--exercises", help="only these exercise ids (default: all)")
+    q.add_argument("--hide", action="append", metavar="ID:CHECK", help="hide a check from learners (repeatable)")
+    q.add_argument("--with-fix-hint", action="store_true", help="give learners the last hint (the fix) too")
+    q.add_argument("--timeout", type=float, default=None, help="wall-clock limit per grading (default: each exercise's)")
+    q.set_defaults(run=cmd_classroom_serve)
+
     p = sub.add_parser("grade-batch", help="grade a whole class: isolated, parallel, resumable, shardable")
     p.add_argument("submissions", help="SUBMISSIONS_DIR: one folder per student holding ID.py files or notebooks "
                                        "(or, with --exercise, one file per student)")
@@ -208,4 +284,14 @@ def add_commands(sub) -> None:
     p.add_argument("--summary-only", action="store_true", help="grade nothing; write the summary of the results there are (e.g. after shards)")
     p.add_argument("--cold", action="store_true", help="a fresh interpreter per grading instead of warm workers "
                                                        "(slower: about 3 s more per grading)")
+    p.add_argument("--regrade", action="store_true", help="grade every submission again with the seed its last result "
+                                                          "recorded; writes regrade.csv (what changed)")
+    p.add_argument("--roster", help="CSV of the class (id, first_name, last_name, email): everyone is in the summary "
+                                    "and lms.csv, with or without a submission")
+    p.add_argument("--assignment", help="the chapter(s) the class was given (comma-separated): every exercise of them "
+                                        "counts toward each student's maximum (default: every exercise anyone submitted)")
+    p.add_argument("--manifest", help="CSV of submission times: student, submitted_at[, assignment or exercise] "
+                                      "(default: SUBMISSIONS_DIR/manifest.csv if present; nbgrader's timestamp.txt otherwise)")
+    p.add_argument("--due", action="append", metavar="ASSIGNMENT=WHEN", help="due date (ISO 8601; a bare WHEN: every assignment)")
+    p.add_argument("--late-policy", metavar="POLICY", help="none (default), per-day:P, cutoff:D, or per-day:P,cutoff:D")
     p.set_defaults(run=cmd_grade_batch)

@@ -70,15 +70,25 @@ ROOT=${AUTOGRADER_ROOT:-/autograder}
 SOURCE=${AUTOGRADER_SOURCE:-$ROOT/source}
 TORCH_INDEX_URL=${TORCH_INDEX_URL:-__TORCH_INDEX__}
 
-PY=""
-for candidate in python3.12 python3.11; do
-  if command -v "$candidate" >/dev/null 2>&1; then PY=$candidate; break; fi
-done
+# A command on PATH is not a Python that runs: a broken alternative, a stub, a wrong architecture.
+# Each candidate must start and be 3.11 or newer before it is used.
+pick_python() {
+  for candidate in python3.12 python3.11 python3; do
+    path=$(command -v "$candidate" 2>/dev/null) || continue
+    if "$path" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' >/dev/null 2>&1; then
+      echo "$path"; return 0
+    fi
+    echo "setup.sh: $path does not run as Python 3.11 or newer; trying the next one" >&2
+  done
+  return 1
+}
+PY=$(pick_python) || PY=""
 if [ -z "$PY" ]; then
   apt-get update
   apt-get install -y --no-install-recommends python3.11 python3.11-venv
-  PY=python3.11
+  PY=$(pick_python) || { echo "setup.sh: no Python 3.11 or newer runs on this image, even after installing python3.11" >&2; exit 1; }
 fi
+echo "setup.sh: grading with $PY ($("$PY" --version 2>&1))"
 if ! "$PY" -m venv "$ROOT/venv"; then
   apt-get update
   apt-get install -y --no-install-recommends "$PY-venv"
@@ -186,37 +196,44 @@ def load_config() -> dict:
 
 def find_submissions(folder: Path, exercise_ids) -> dict[str, dict]:
     """Each exercise's file in an upload: ``<id>.py`` anywhere (the shallowest wins), else a
-    notebook's answer cell for it."""
-    from autograder.classroom.nbgrader_bridge import find_answers, load_notebook
+    notebook's answer cell for it (a damaged notebook read as far as it goes). Symbolic links are
+    not followed. ``found["_damaged"]`` lists the damaged notebooks and what was wrong."""
+    from autograder.classroom.batch import _files
+    from autograder.classroom.nbgrader_bridge import find_answers
+    from autograder.classroom.salvage import read_notebook
 
     found: dict[str, dict] = {}
     notebooks: dict[str, dict] = {}
+    damaged = []
     ids = set(exercise_ids)
-    files = sorted((p for p in folder.rglob("*") if p.is_file() and not (set(p.relative_to(folder).parts) & _SKIP_PARTS)),
-                   key=lambda p: (len(p.relative_to(folder).parts), str(p)))
-    for path in files:
+    for path in _files(folder):
         rel = path.relative_to(folder).as_posix()
         if path.suffix == ".py" and path.stem in ids and path.stem not in found:
             found[path.stem] = {"kind": "py", "path": path, "label": rel}
         elif path.suffix == ".ipynb":
-            try:
-                answers = find_answers(load_notebook(path), ids)
-            except (OSError, ValueError, AttributeError, TypeError):
-                continue
-            for exercise_id, answer in answers.items():
+            reading = read_notebook(path)
+            if reading.problem:
+                damaged.append(f"{rel}: {reading.problem}")
+            for exercise_id, answer in find_answers(reading.notebook(), ids).items():
                 notebooks.setdefault(exercise_id, {"kind": "ipynb", "path": path, "source": answer.source,
                                                    "label": f"your answer cell in {rel}"})
     for exercise_id, entry in notebooks.items():
         found.setdefault(exercise_id, entry)
+    if damaged:
+        found["_damaged"] = damaged
     return found
 
 
-def _grade_one(item: dict, entry: dict | None, timeout=None):
+def _grade_one(item: dict, entry: dict | None, timeout=None, damaged=()):
     from autograder.engine.grader import grade
     from autograder.classroom.nbgrader_bridge import grade_source, not_graded
 
     exercise = load(item["id"])
     if entry is None:
+        if damaged:
+            return not_graded(exercise, f"No answer for {item['id']} could be read from your submission: "
+                                        f"{'; '.join(damaged)}. Save the notebook from Jupyter again and resubmit it, "
+                                        f"or upload your edited {item['id']}.py.")
         return not_graded(exercise, f"No file for {item['id']} was found in your submission. Upload your edited "
                                     f"{item['id']}.py (from exercises/{exercise.chapter}/), or the assignment notebook.")
     if entry["kind"] == "ipynb":
@@ -228,8 +245,9 @@ def grade_submission(folder: Path, config: dict, workers: int = 1, timeout=None)
     """The results.json object for the upload in ``folder``."""
     items = config["exercises"]
     entries = find_submissions(folder, [item["id"] for item in items]) if folder.is_dir() else {}
+    damaged = entries.pop("_damaged", [])
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        results = list(pool.map(lambda item: _grade_one(item, entries.get(item["id"]), timeout), items))
+        results = list(pool.map(lambda item: _grade_one(item, entries.get(item["id"]), timeout, damaged), items))
     visibility = config.get("hidden_visibility", "hidden")
     tests, reports, extra = [], [], {}
     for number, (item, result) in enumerate(zip(items, results), start=1):
@@ -248,7 +266,7 @@ def grade_submission(folder: Path, config: dict, workers: int = 1, timeout=None)
                              "seed": result.seed, "torch": result.torch, "device": result.device,
                              "duration_s": result.duration_s, "file": entries[item["id"]]["label"] if item["id"] in entries else None}
     return {"score": sum(t["score"] for t in tests), "output": "\n\n".join(reports), "output_format": "text",
-            "stdout_visibility": "hidden", "tests": tests, "extra_data": {"exercises": extra}}
+            "stdout_visibility": "hidden", "tests": tests, "extra_data": {"exercises": extra, "damaged_notebooks": damaged}}
 
 
 def _write_atomic(path: Path, data: dict) -> None:

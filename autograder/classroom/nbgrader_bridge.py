@@ -26,6 +26,7 @@ Everything here is plain JSON and text; nbgrader itself is only imported by ``nb
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import os
 import re
@@ -35,7 +36,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.format.exercise import ROOT, Exercise, discover, lesson_for, load, split_header
+from autograder.format import exercise as exercise_format
+from autograder.format.exercise import ROOT, Exercise, discover, lesson_for, load
 from autograder.learner.view import learner_view, parse_hide, relabel, render
 from autograder.format.result import ERROR, FAILED, CheckResult, Result
 
@@ -53,7 +55,6 @@ AUTOGRADE_NOTE = ("This check cell does not score anything during autograding: t
                   "answer cell outside the notebook. If you read this in your feedback, the grading step "
                   "is missing from nbgrader_config.py; tell your instructor.")
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
-_REGION = re.compile(r"^\s*# (BEGIN|END) (SOLUTION|STARTER|GRADER)\s*$")
 
 
 def answer_cell_id(exercise_id: str) -> str:
@@ -78,9 +79,6 @@ def task_cell_id(exercise_id: str) -> str:
 # code that both versions share (weights drawn from the RNG, a registered operator) therefore runs
 # once, exactly as in the learner's file, and the fixed definitions replace the broken ones.
 
-_MARKER_LINE = re.compile(r"^(?P<indent>\s*)# (?P<verb>BEGIN|END) (?P<region>SOLUTION|STARTER|GRADER)\s*$")
-
-
 @dataclass
 class _Line:
     text: str
@@ -90,19 +88,20 @@ class _Line:
 
 
 def _lines(exercise: Exercise) -> list[_Line]:
-    _, code = split_header(exercise.master.read_text(encoding="utf-8"), exercise.id)
-    out, region, indent = [], None, ""
-    for text in code.splitlines():
-        match = _MARKER_LINE.match(text)
-        if match:
-            if match["verb"] == "BEGIN":
-                region, indent = match["region"], match["indent"]
-                out.append(_Line(text, region, True, indent))
-            else:
-                out.append(_Line(text, region, True, indent))
-                region, indent = None, ""
+    """The master's code line by line, from the format's own region reader. Only SOLUTION (the fix)
+    and STARTER (the broken code) reach a cell; GRADER is dropped later, and the FAIR and WRONG
+    variants (the verdict study's fixes) are left out here, markers and all."""
+    _, items = exercise_format._header_and_body(exercise.master.read_text(encoding="utf-8"), exercise.id)
+    out = []
+    for item in items:
+        if isinstance(item, str):
+            out.append(_Line(item.rstrip("\n").rstrip("\r"), None, False, ""))
             continue
-        out.append(_Line(text, region, False, indent))
+        if item.kind in exercise_format.VARIANT_KINDS:
+            continue
+        out.append(_Line(item.begin.rstrip("\n"), item.kind, True, item.indent))
+        out += [_Line(line.rstrip("\n").rstrip("\r"), item.kind, False, item.indent) for line in item.lines]
+        out.append(_Line(item.end.rstrip("\n"), item.kind, True, item.indent))
     return out
 
 
@@ -260,15 +259,22 @@ def chapter_title(chapter: str) -> str:
     return chapter
 
 
-def task_markdown(number: int, exercise: Exercise, hidden=()) -> str:
+def released_hints(exercise: Exercise, fix_hint: bool = False) -> list[str]:
+    """The hints a learner is given in a classroom: the ladder without its last rung, which states
+    the fix, unless the instructor releases it (``fix_hint``)."""
+    return list(exercise.hints) if fix_hint else list(exercise.hints[:-1])
+
+
+def task_markdown(number: int, exercise: Exercise, hidden=(), fix_hint: bool = False) -> str:
     shown = [c for c in exercise.checks if c.name not in set(hidden)]
     checks = ", ".join(f"{c.name} ({c.points})" for c in shown)
     more = "; more checks that are not shown also count" if hidden else ""
     lines = [f"## {number}. {exercise.title} (`{exercise.id}`, {exercise.max_score} points)", "", exercise.task, "",
              f"Lesson section {exercise.section} in `{exercise.rel(exercise.lesson)}` teaches what you need. "
              f"Checks: {checks}{more}."]
-    for level, hint in enumerate(exercise.hints, start=1):
-        lines += ["", f"<details><summary>Hint {level} of {len(exercise.hints)}</summary>", "", hint, "", "</details>"]
+    hints = released_hints(exercise, fix_hint)
+    for level, hint in enumerate(hints, start=1):
+        lines += ["", f"<details><summary>Hint {level} of {len(hints)}</summary>", "", hint, "", "</details>"]
     return "\n".join(lines)
 
 
@@ -299,14 +305,19 @@ class BuildOptions:
     exercises: list[str] | None = None  # ids to include (default: every exercise)
     hide: list[str] = field(default_factory=list)  # "ID:CHECK" items hidden from learners
     course_id: str = DEFAULT_COURSE_ID
+    due: dict = field(default_factory=dict)  # assignment (or "*") -> ISO due time, from term.parse_due
+    late_policy: str = "none"  # term.LatePolicy text
+    fix_hint: bool = False  # release the last hint (the fix) to learners
 
     def to_dict(self) -> dict:
         return {"exercises": sorted(self.exercises) if self.exercises else None, "hide": sorted(self.hide),
-                "course_id": self.course_id}
+                "course_id": self.course_id, "due": dict(sorted(self.due.items())), "late_policy": self.late_policy,
+                "fix_hint": self.fix_hint}
 
     @classmethod
     def from_dict(cls, data: dict) -> "BuildOptions":
-        return cls(exercises=data.get("exercises"), hide=list(data.get("hide", [])), course_id=data.get("course_id", DEFAULT_COURSE_ID))
+        return cls(exercises=data.get("exercises"), hide=list(data.get("hide", [])), course_id=data.get("course_id", DEFAULT_COURSE_ID),
+                   due=dict(data.get("due") or {}), late_policy=data.get("late_policy", "none"), fix_hint=bool(data.get("fix_hint", False)))
 
 
 def fits_a_notebook(exercise: Exercise) -> bool:
@@ -346,11 +357,23 @@ def check_cell(exercise_id: str, points: int, hidden=()) -> dict:
                  _nbgrader_meta(check_cell_id(exercise_id), grade=True, locked=True, points=points))
 
 
-def notebook(chapter: str, exercises: list[Exercise], hidden: dict[str, list[str]]) -> dict:
+SETUP_SOURCE = ("# Setup (locked): starts the course grader in the background, so that the check cells answer quickly.\n"
+                "from autograder.classroom.nbgrader_bridge import prepare_checks\n"
+                "\n"
+                "prepare_checks({chapter!r})")
+
+
+def setup_cell_id(chapter: str) -> str:
+    return f"setup_{chapter}"
+
+
+def notebook(chapter: str, exercises: list[Exercise], hidden: dict[str, list[str]], fix_hint: bool = False) -> dict:
     cells = [_cell("markdown", f"intro_{chapter}", intro_markdown(chapter, exercises),
-                   _nbgrader_meta(f"intro_{chapter}", locked=True))]
+                   _nbgrader_meta(f"intro_{chapter}", locked=True)),
+             _cell("code", setup_cell_id(chapter), SETUP_SOURCE.format(chapter=chapter),
+                   _nbgrader_meta(setup_cell_id(chapter), locked=True))]
     for number, e in enumerate(exercises, start=1):
-        cells.append(_cell("markdown", task_cell_id(e.id), task_markdown(number, e, hidden.get(e.id, ())),
+        cells.append(_cell("markdown", task_cell_id(e.id), task_markdown(number, e, hidden.get(e.id, ()), fix_hint),
                            _nbgrader_meta(task_cell_id(e.id), locked=True)))
         cells.append(_cell("code", answer_cell_id(e.id), answer_source(e), _nbgrader_meta(answer_cell_id(e.id), solution=True)))
         cells.append(check_cell(e.id, e.max_score, hidden.get(e.id, ())))
@@ -388,20 +411,36 @@ c.Execute.timeout = {timeout}
 # The released answer cell keeps the broken code and replaces the fix with this line.
 c.ClearSolutions.code_stub = {{"python": {CODE_STUB!r}}}
 
-# The score that counts: answer cells graded out of the kernel (started before the notebook runs,
-# collected after), written into the check cells before SaveAutoGrades records them.
+# A damaged notebook (not JSON, cut off) is read as far as it goes instead of failing the student.
+c.Autograde.exporter_class = "autograder.classroom.nbgrader_grading.SalvagingExporter"
+# Cells whose nbgrader metadata was changed (an unlocked check cell) are restored from the
+# gradebook before nbgrader's OverwriteCells, which would otherwise stop at "Inconsistent checksums".
+c.Autograde.sanitize_preprocessors = [
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "autograder.classroom.nbgrader_grading.RestoreCourseCells",
+    "nbgrader.preprocessors.OverwriteCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+# The score that counts: each answer cell's source graded out of the kernel (or taken from the
+# class's parallel pre-grading, for the same source), written into the check cells before
+# SaveAutoGrades records them. No learner code runs in nbgrader's kernel: a notebook of this
+# course is not executed at all (any other notebook is, by nbgrader's own Execute).
 c.Autograde.autograde_preprocessors = [
-    "autograder.classroom.nbgrader_grading.StartGradingAnswers",
-    "nbgrader.preprocessors.Execute",
+    "autograder.classroom.nbgrader_grading.GradeAnswersOutOfKernel",
     "nbgrader.preprocessors.IgnorePattern",
     "nbconvert.preprocessors.ClearMetadataPreprocessor",
     "nbgrader.preprocessors.LimitOutput",
-    "autograder.classroom.nbgrader_grading.GradeAnswersOutOfKernel",
     "nbgrader.preprocessors.SaveAutoGrades",
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
 c.AnswerGrading.manifest = os.path.join(HERE, {MANIFEST!r})
+# Late work: the policy recorded at build time (autograder_course.json), applied per notebook.
+c.AssignLatePenalties.plugin_class = "autograder.classroom.nbgrader_grading.CourseLatePolicy"
+# grades.csv gains a flags column: why a submission needs the instructor's look.
+c.ExportApp.plugin_class = "autograder.classroom.nbgrader_grading.FlaggedCsvExport"
 
 # Feedback: no hidden test source, ever (the check cells hold none; this is the belt to those braces).
 c.GenerateFeedback.preprocessors = [
@@ -414,6 +453,8 @@ c.GenerateFeedback.preprocessors = [
 
 def course_files(options: BuildOptions) -> dict[str, str]:
     """Every generated file of the course directory: relative path -> text."""
+    from autograder.classroom.term import LatePolicy, TermError
+
     exercises = selected_exercises(options.exercises)
     if not exercises:
         raise ValueError("no exercises to build")
@@ -421,12 +462,19 @@ def course_files(options: BuildOptions) -> dict[str, str]:
     chapters: dict[str, list[Exercise]] = {}
     for e in exercises:
         chapters.setdefault(e.chapter, []).append(e)
+    unknown = sorted(set(options.due) - set(chapters) - {"*"})
+    if unknown:
+        raise ValueError(f"--due names assignment(s) {', '.join(unknown)} that the course does not have: {', '.join(sorted(chapters))}")
+    try:
+        LatePolicy.parse(options.late_policy)
+    except TermError as exc:
+        raise ValueError(str(exc)) from None
     files = {}
     assignments = {}
     for chapter, members in sorted(chapters.items()):
-        files[f"source/{chapter}/{chapter}.ipynb"] = _notebook_text(notebook(chapter, members, hidden))
+        files[f"source/{chapter}/{chapter}.ipynb"] = _notebook_text(notebook(chapter, members, hidden, options.fix_hint))
         assignments[chapter] = {
-            "notebook": chapter, "title": chapter_title(chapter),
+            "notebook": chapter, "title": chapter_title(chapter), "due": options.due.get(chapter) or options.due.get("*"),
             "exercises": [{"id": e.id, "title": e.title, "points": e.max_score, "hidden": hidden.get(e.id, []),
                            "answer_cell": answer_cell_id(e.id), "check_cell": check_cell_id(e.id)} for e in members],
         }
@@ -583,6 +631,42 @@ def _latest_answer_in_history(exercise_id: str) -> str | None:
     return None
 
 
+_EARLY: dict[tuple[str, str], object] = {}  # (exercise, sha256 of the answer's source) -> Future of its Result
+
+
+def _source_key(exercise_id: str, source: str) -> tuple[str, str]:
+    return exercise_id, hashlib.sha256(source.encode()).hexdigest()
+
+
+def prepare_checks(chapter: str | None = None) -> None:
+    """The notebook's setup cell: start grading, in the background and two at a time, every answer
+    cell of the notebook as saved (``<chapter>.ipynb`` in the kernel's folder), so that a check cell
+    whose answer is unchanged since the save (``nbgrader validate``, a reopened notebook) shows its
+    result at once; a changed answer is graded when its check cell runs. Nothing during autograding
+    (no check runs in the kernel then) or in classroom mode (the service grades)."""
+    from autograder.learner import remote
+
+    if os.environ.get("NBGRADER_EXECUTION") == "autograde" or remote.configured():
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    saved = Path(f"{chapter}.ipynb") if chapter else None
+    answers = {}
+    if saved is not None and saved.is_file() and not saved.is_symlink():
+        from autograder.classroom.salvage import read_notebook
+
+        answers = find_answers(read_notebook(saved).notebook())
+    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="autograder-early")
+    for exercise_id, answer in answers.items():
+        try:
+            load(exercise_id)
+        except KeyError:
+            continue
+        key = _source_key(exercise_id, answer.source)
+        _EARLY.setdefault(key, pool.submit(grade_source, exercise_id, answer.source, warm=True))
+    pool.shutdown(wait=False)
+
+
 def check_answer(exercise_id: str, shown=None, seed=None, source: str | None = None):
     """The check cell: grade the answer cell as last run in this kernel, show what the grader says.
 
@@ -599,7 +683,21 @@ def check_answer(exercise_id: str, shown=None, seed=None, source: str | None = N
     if source is None:
         raise NotPassed(f"run your answer cell for {exercise_id} first (the cell that starts with "
                         f"`# ANSWER {exercise_id}:`), then this cell.")
-    result = grade_source(exercise_id, source, seed=seed)
+    from autograder.learner import remote
+
+    if remote.configured():  # classroom mode: only the course's grading service can read the masters
+        verdict = remote.grade_answer(exercise_id, source)
+        print(verdict.text)
+        if not verdict.passed:
+            raise NotPassed(f"{exercise_id} scored {verdict.score}/{verdict.max_score}; the lines above say what to fix.")
+        return None
+    early = _EARLY.pop(_source_key(exercise_id, source), None) if seed is None else None
+    try:
+        result = early.result() if early is not None else None
+    except Exception:  # noqa: BLE001 - the early grading failed: grade it now
+        result = None
+    if result is None:
+        result = grade_source(exercise_id, source, seed=seed, warm=True)  # the kernel keeps its warm worker between checks
     hidden = [] if shown is None else [c.name for c in result.checks if c.name not in set(shown)]
     view = learner_view(result, hidden)
     print(render(view, context="checked in this notebook"))

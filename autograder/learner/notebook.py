@@ -15,7 +15,7 @@ import html
 
 from autograder.engine.grader import grade
 from autograder.format.exercise import discover, load, requirements_block
-from autograder.learner import progress, workspace
+from autograder.learner import progress, remote, workspace
 from autograder.learner.names import unknown_id_message
 from autograder.learner.report import render, to_html
 from autograder.learner.waiting import ticking, working_text
@@ -89,6 +89,8 @@ def _progress_display(exercise):
 
 def check(exercise_id: str, path=None, seed: int | None = None):
     """Grade the saved copy (``workspace/exercises/...``, or ``path``) in a fresh process; the cell shows the verdict."""
+    if remote.configured():  # classroom mode (issue 20): the course's grading service grades it
+        return remote.check(exercise_id, path)
     try:
         exercise = load(exercise_id)
     except KeyError:
@@ -110,6 +112,8 @@ def check(exercise_id: str, path=None, seed: int | None = None):
 
 def hint(exercise_id: str):
     """Show the next hint of the ladder (each call shows one more), once."""
+    if remote.configured():  # classroom mode: hints come from the service, which keeps the fix back
+        return Note(remote.hint(exercise_id))
     try:
         exercise = load(exercise_id)
     except KeyError:

@@ -57,10 +57,10 @@ def rewrite_paths(text: str, path: str | None, label: str) -> str:
         for form in list(forms):
             if marker in form:
                 forms.append(marker.strip("/") + "/" + form.split(marker, 1)[1])
-    for form in sorted(set(forms), key=len, reverse=True):
-        text = re.sub(re.escape(form) + r":(\d+)", lambda m: f"{label}, line {m.group(1)},", text)
-        text = text.replace(form, label)
-    return text
+    # One pass over every form, longest first: replacing form by form would find the short form
+    # ("exercises/...") again inside a label that contains it and double the folder (issue 20).
+    pattern = re.compile("(" + "|".join(re.escape(f) for f in sorted(set(forms), key=len, reverse=True)) + r")(?::(\d+))?")
+    return pattern.sub(lambda m: f"{label}, line {m.group(2)}," if m.group(2) else label, text)
 
 
 def scrub_output(text: str) -> str:

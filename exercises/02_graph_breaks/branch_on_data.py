@@ -1,12 +1,16 @@
-# Exercise branch_on_data: Keep a data-dependent branch inside the graph
+# Exercise branch_on_data: Respond to the sign of a batch in one graph
 # Edit this file, then check it with:  ./course check branch_on_data
 # Stuck? ./course hint branch_on_data   Start over: ./course reset branch_on_data
 """Make a branch on the data compile into one graph.
 
 `respond` looks at the mean of a batch and, if it is positive, applies a saturating response;
-otherwise a damped linear one. The `if` depends on a tensor's value, so with `fullgraph=True` it
-does not compile. The grader calls `respond` with batches of both signs. Make it compile into one
-graph that serves both, with the same results as the `if`.
+otherwise a damped linear one. The grader compiles it with `fullgraph=True`, where it does not
+compile, and calls it with batches of both signs.
+
+What the grader checks:
+- `respond` compiles with `fullgraph=True` into one graph that serves batches of either sign.
+- It returns `excite(x)` when the mean of the batch is above 0 and `inhibit(x)` otherwise (a mean of exactly 0 included), as the `if` does now.
+- Nothing is hidden from the compiler: no `torch.compiler.disable`, `allow_in_graph`, `is_compiling()` branch or `set_stance`.
 """
 
 import torch
@@ -21,7 +25,8 @@ def inhibit(x):
 
 
 def respond(x):
-    if x.mean() > 0:  # TODO: a Python branch on a tensor's value; keep the choice in the graph
+    # TODO: make respond compile with fullgraph=True, for batches of either sign.
+    if x.mean() > 0:
         return excite(x)
     return inhibit(x)
 

@@ -1,13 +1,19 @@
-# Exercise custom_op_curve: Wrap a numpy routine in a custom operator
+# Exercise custom_op_curve: Compile a response that calls a numpy calibration curve
 # Edit this file, then check it with:  ./course check custom_op_curve
 # Stuck? ./course hint custom_op_curve   Start over: ./course reset custom_op_curve
 """Compile `respond` into one graph although it calls a numpy routine.
 
-`sensor_curve` maps raw sensor readings through a calibration curve with `np.interp`, which
-Dynamo cannot trace. Turn `sensor_curve` into a custom operator named `course::sensor_curve`
-(keep its numpy body), with a correct fake kernel, so that `respond` compiles into one graph with
-`fullgraph=True`. The grader checks the graph, the results, and runs `torch.library.opcheck` on
-your operator: a fake kernel that gets the output's shape or dtype wrong fails.
+`sensor_curve` maps raw sensor readings through a calibration curve with `np.interp`, which Dynamo
+cannot trace; the numpy code must stay. The grader compiles `respond` with `fullgraph=True`,
+checks the graph and the results, and runs `torch.library.opcheck` on the operator
+`course::sensor_curve` with inputs of several shapes.
+
+What the grader checks:
+- `respond` compiles with `fullgraph=True` into one graph that serves every call.
+- `sensor_curve` becomes the custom operator `course::sensor_curve`, its numpy body kept, and the graph calls it.
+- The operator's registration tells the truth for inputs of any shape: its fake kernel gives the real output's shape, dtype and device, and it declares what it writes to (`torch.library.opcheck` passes).
+- `respond` returns what it returns now.
+- Nothing is hidden from the compiler: no `torch.compiler.disable`, `allow_in_graph`, `is_compiling()` branch or `set_stance`.
 """
 
 import numpy as np
@@ -17,7 +23,8 @@ CURVE_X = np.linspace(-3.0, 3.0, 13)
 CURVE_Y = np.tanh(CURVE_X) * 1.5 + 0.1 * CURVE_X**2
 
 
-def sensor_curve(x):  # TODO: make this a custom operator course::sensor_curve, with a fake kernel
+def sensor_curve(x):
+    # TODO: make respond compile with fullgraph=True; this numpy code stays.
     values = np.interp(x.numpy(), CURVE_X, CURVE_Y)
     return torch.from_numpy(values.astype(np.float32))
 

@@ -3,11 +3,15 @@
 # Stuck? ./course hint hatch_vendor_break   Start over: ./course reset hatch_vendor_break
 """Compile `block` into one graph without editing the vendor's code.
 
-`block` calls `vendor_softclip`, a function from a library you do not own. The vendor left a
-`torch._dynamo.graph_break()` in it, so `block` does not compile with `fullgraph=True`. Do not edit
-`vendor_softclip` (the grader checks that its work is traced, through an escape hatch, into the
-graph). Change `block` so that it compiles into one graph with `fullgraph=True` and gives the same
-results.
+`block` calls `vendor_gate`, from a library you do not own. Somewhere in the vendor's code there
+is a `torch._dynamo.graph_break()`, so `block` does not compile with `fullgraph=True`. The grader
+compiles `block` with `fullgraph=True` and the `aot_eager` backend.
+
+What the grader checks:
+- `block` compiles with `fullgraph=True` into one graph that serves every call.
+- The vendor's code stays as it is, and its work (the `div` and `tanh` of `vendor_softclip`) is traced into the graph through `torch._dynamo.nonstrict_trace`.
+- `block` returns what it returns now, the vendor's gate included.
+- Nothing is hidden from the compiler: no `torch.compiler.disable`, `allow_in_graph`, `is_compiling()` branch or `set_stance`.
 """
 
 import torch
@@ -19,12 +23,18 @@ def vendor_softclip(x, limit):
     y = torch.tanh(x / limit)
     torch._dynamo.graph_break()  # the vendor's workaround for an old compiler bug
     return y * limit
+
+
+def vendor_gate(x, limit=2.0):
+    """The vendor's gated activation: a soft clip, scaled by a sigmoid gate."""
+    return vendor_softclip(x, limit) * torch.sigmoid(x)
 # --- end of vendor code ------------------------------------------------------------------------
 
 
 def block(x, weight):
+    # TODO: make block compile with fullgraph=True; the vendor code above is not yours to edit.
     h = x @ weight
-    h = vendor_softclip(h, 2.0)  # TODO: this call breaks the graph; you may not edit vendor_softclip
+    h = vendor_gate(h)
     return torch.relu(h) + h.mean()
 
 

@@ -1,19 +1,24 @@
-# Exercise incorrect_cat: A graph break that is really a bug
+# Exercise incorrect_cat: Compile the skip-connection projection as one graph
 # Edit this file, then check it with:  ./course check incorrect_cat
 # Stuck? ./course hint incorrect_cat   Start over: ./course reset incorrect_cat
-"""Find out whether the break is the compiler's fault, and fix it.
+"""Make `fuse` compile as one graph.
 
-`fuse` joins a block's output with its skip connection and projects the result. Compiled with
-`fullgraph=True` it fails with a message about fake tensors. Run it without the compiler to see
-what is really wrong, then fix `fuse` so that it compiles into one graph with `fullgraph=True`
-and returns `tanh(concat(h, skip) @ weight)`.
+`fuse` joins a block's output `h` (its last dimension holds 8 features) with the block's skip
+connection `skip` (4 features), and projects the result with `weight`. Compiled with
+`fullgraph=True` it fails, with a message about fake tensors.
+
+What the grader checks:
+- `fuse` compiles with `fullgraph=True`: no graph break.
+- It returns `tanh(concat(h, skip) @ weight)`, `h`'s features first, then `skip`'s, concatenated along the last dimension, for inputs with any number of leading dimensions.
+- Nothing is hidden from the compiler: no `torch.compiler.disable`, `allow_in_graph`, `is_compiling()` branch or `set_stance`.
 """
 
 import torch
 
 
 def fuse(h, skip, weight):
-    joined = torch.cat(h, skip, dim=-1)  # TODO: does this line run without torch.compile?
+    # TODO: make fuse compile with fullgraph=True.
+    joined = torch.cat(h, skip, dim=-1)
     return torch.tanh(joined @ weight)
 
 

@@ -1,13 +1,18 @@
-# Exercise io_calibration: Read the calibration file outside the compiled code
+# Exercise io_calibration: One compiled calibration step for every calibration file
 # Edit this file, then check it with:  ./course check io_calibration
 # Stuck? ./course hint io_calibration   Start over: ./course reset io_calibration
 """Keep file reading out of the compiled function.
 
-`calibrate` centres a batch of sensor readings and applies per-channel calibration that it reads
+`calibrate` centres a batch of sensor readings and applies a per-channel calibration that it reads
 from a JSON file in the middle of the computation. The grader compiles `calibrate` with
 `fullgraph=True` and calls `run(compiled_calibrate, x, path)` with a different calibration file
-each time. Make `calibrate` compile into one graph that serves every call, while `run` still
-applies the calibration stored in the file it is given.
+each time. You may change `calibrate` and `run` together.
+
+What the grader checks:
+- `calibrate` compiles with `fullgraph=True`: no graph break.
+- One graph serves every calibration file: new values in a new file cause no recompile.
+- `run(step, x, path)` returns the batch centred on its column means, then scaled and shifted by the `scale` and `shift` stored in the file at `path`.
+- Nothing is hidden from the compiler: no `torch.compiler.disable`, `allow_in_graph`, `is_compiling()` branch or `set_stance`.
 """
 
 import json
@@ -16,8 +21,9 @@ import torch
 
 
 def calibrate(x, path):
+    # TODO: make calibrate compile with fullgraph=True (its caller, run, may change too).
     centered = x - x.mean(dim=0)
-    with open(path) as f:  # TODO: reading a file cannot be compiled; read it in run and pass tensors in
+    with open(path) as f:
         stats = json.load(f)
     return centered * torch.tensor(stats["scale"]) + torch.tensor(stats["shift"])
 

@@ -1,13 +1,17 @@
-# Exercise nonstrict_layer: Trace a vendor layer non-strictly
+# Exercise nonstrict_layer: Compile a head around a vendor layer that parses JSON
 # Edit this file, then check it with:  ./course check nonstrict_layer
 # Stuck? ./course hint nonstrict_layer   Start over: ./course reset nonstrict_layer
 """Compile `head` into one graph without editing the vendor's layer.
 
 `head` packs its weights into the vendor's `LayerSpec` dataclass and runs `vendor_layer`, which
-reads its options from the JSON string stored in the spec. Dynamo cannot trace `json.loads`, so `head` does not compile with `fullgraph=True`.
-Do not edit `vendor_layer` or `LayerSpec`. Make `head` compile into one graph with
-`fullgraph=True` (the grader uses the `aot_eager` backend and checks that the layer's operations
-are traced into the graph) and return the same results.
+reads its options from the JSON string stored in the spec. The grader compiles `head` with
+`fullgraph=True` and the `aot_eager` backend, and it does not compile.
+
+What the grader checks:
+- `head` compiles with `fullgraph=True` into one graph that serves every call.
+- `vendor_layer` and `LayerSpec` stay as they are, and the layer's work (its `addmm` and `gelu`) is traced into the graph through `torch._dynamo.nonstrict_trace`.
+- `head` returns what it returns now.
+- Nothing is hidden from the compiler: no `torch.compiler.disable`, `allow_in_graph`, `is_compiling()` branch or `set_stance`.
 """
 
 import dataclasses
@@ -38,8 +42,9 @@ OPTIONS = '{"activation": "gelu", "scale": 0.5}'
 
 
 def head(x, weight, bias):
+    # TODO: make head compile with fullgraph=True; the vendor code above is not yours to edit.
     spec = LayerSpec(weight, bias, OPTIONS)
-    h = vendor_layer(x, spec)  # TODO: Dynamo cannot trace json.loads; trace this call non-strictly
+    h = vendor_layer(x, spec)
     return torch.softmax(h, dim=-1)
 
 
