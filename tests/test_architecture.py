@@ -65,11 +65,9 @@ def test_only_the_probe_touches_dynamo():
     assert touches_dynamo(probe / "measurement.py")
 
 
-# Issue 17 (the trust boundary): the checks still run inside the grading child, beside learner code.
-# The work that moves them to the trusted side deletes these edges; until then they are the only
-# ones allowed, and test_known_exceptions_are_real keeps the list from going stale.
-KNOWN_UPWARD = {("autograder.sandbox.child", "autograder.checks.registry"), ("autograder.sandbox.child", "autograder.checks.tracing"),
-                ("autograder.sandbox.child", "autograder.checks.core")}
+# Upward edges allowed as exceptions (none: the checks decide in the judge, never beside learner code);
+# test_known_exceptions_are_real keeps the list from going stale when one is added.
+KNOWN_UPWARD: set[tuple[str, str]] = set()
 
 
 def upward_imports() -> set[tuple[str, str]]:
@@ -87,6 +85,59 @@ def test_no_layer_imports_a_higher_one():
     assert set(map(layer, every)) <= set(RANK), f"a new top-level module or package needs a rank: {set(map(layer, every)) - set(RANK)}"
     upward = sorted(f"{name} ({layer(name)}) imports {target} ({layer(target)})" for name, target in upward_imports() - KNOWN_UPWARD)
     assert upward == []
+
+
+def reachable(start: str) -> set[str]:
+    """Every autograder module ``start`` imports, directly or through others (lazy imports count)."""
+    every = modules()
+    seen, todo = set(), [start]
+    while todo:
+        current = todo.pop()
+        if current in seen or current not in every:
+            continue
+        seen.add(current)
+        todo += [t for t in imports(every[current]) if t in every]
+    return seen - {start}
+
+
+def test_the_learner_child_imports_only_sandbox_and_format():
+    # What runs beside learner code must not even have the deciding code loaded: checks, engine and
+    # everything above are the judge's.
+    layers = {layer(name) for name in reachable("autograder.sandbox.child")}
+    assert layers <= {"sandbox", "format"}, sorted(n for n in reachable("autograder.sandbox.child") if layer(n) not in ("sandbox", "format"))
+
+
+def test_checks_do_not_import_the_sandbox():
+    # Deciding works on plain data; what measures (the probe, the kinds' run parts) is never loaded by a decision.
+    offenders = sorted(f"{name} imports {target}" for name, path in modules().items() if layer(name) == "checks"
+                       for target in imports(path) if layer(target) == "sandbox")
+    assert offenders == []
+
+
+LOADERS = {"exec_module", "spec_from_file_location", "run_path", "import_module"}  # called as functions or methods
+BUILTIN_LOADERS = {"__import__", "exec", "eval", "compile"}  # the builtins (``re.compile`` is no loader)
+
+
+def _loads_code(path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call):
+            attribute = node.func.attr if isinstance(node.func, ast.Attribute) else None
+            name = node.func.id if isinstance(node.func, ast.Name) else None
+            if attribute in LOADERS or name in LOADERS | BUILTIN_LOADERS:
+                found.append(f"{path.relative_to(ROOT).as_posix()}:{attribute or name}")
+    return found
+
+
+def test_the_judge_side_never_imports_the_submission():
+    # The trusted side (checks, engine) runs no code it loads, with two exceptions: the reference child
+    # importing the master (engine/reference.py), and the warm worker importing, by name, the modules
+    # torch imports on its first compile (engine/zygote.py, names reported by a child that compiled the
+    # grader's own warm-up program). The submission's text reaches only the learner child
+    # (sandbox/child.py), which compiles it.
+    found = sorted(hit for name, path in modules().items() if layer(name) in ("checks", "engine") for hit in _loads_code(path))
+    assert found == ["autograder/engine/reference.py:exec_module", "autograder/engine/reference.py:spec_from_file_location",
+                     "autograder/engine/zygote.py:import_module"]
 
 
 def test_no_import_cycle():

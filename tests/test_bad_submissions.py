@@ -137,10 +137,16 @@ as_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0 or 
 
 
 @as_root
-def test_the_submission_runs_as_nobody(submission):
+def test_the_submission_runs_as_a_user_of_its_own(submission):
+    import re
+
+    from autograder.sandbox.identity import POOL_BASE, POOL_SIZE
+
     result = _grade(submission("import os\nraise RuntimeError(f'uid={os.getuid()} gid={os.getgid()} groups={os.getgroups()}')\n"))
-    assert "uid=65534 gid=65534 groups=[]" in result.message, result.message
-    assert any("ran as nobody" in item for item in result.extra["sandbox"]), result.extra
+    found = re.search(r"uid=(\d+) gid=(\d+) groups=\[\]", result.message)
+    assert found and found[1] == found[2], result.message
+    assert POOL_BASE <= int(found[1]) < POOL_BASE + POOL_SIZE  # one of the grading identities, not a shared nobody
+    assert any(f"ran as uid {found[1]}" in item for item in result.extra["sandbox"]), result.extra
     assert {"cpu", "memory", "file size", "core"} <= set(result.extra["sandbox"])
 
 

@@ -217,9 +217,11 @@ CLASS = {  # student -> (file name, content, expected status, text expected in t
     "os_exit": (f"{BC}.py", "import os\nos._exit(0)\n", "error", "died"),
     "syntax": (f"{BC}.py", "def encode(x, weight)\n    return x\n", "error", "syntax error"),
     "cheat": (f"{BC}.py", STARTER + "\ntorch.compile = lambda fn=None, **kw: fn\n", "failed", "Integrity"),
-    # As root the submission runs as nobody and may not signal the grader's processes; otherwise its parent dies.
+    # As root the submission is process 1 of a PID namespace of its own, as a user of its own: its parent is
+    # out of reach (getppid() is 0 there, so it signals only itself, and process 1 ignores that); the file
+    # then lacks `encode`. Otherwise its parent, the judge, dies: a grading stopped from outside.
     "kills_worker": (f"{BC}.py", "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n", "error",
-                     "PermissionError" if AS_NOBODY else "died"),
+                     "`encode`" if AS_NOBODY else "stopped"),
     "notebook": ("01_dynamo_core/01_dynamo_core.ipynb", notebook(BC, FIXED), "passed", "Passed"),
 }
 

@@ -161,13 +161,18 @@ def test_print_in_step_config_changes_beyond_the_allow_list_fail(submission, add
 
 def test_removing_an_entry_from_an_allow_listed_set_is_a_violation():
     """Both sets start empty on 2.13, so this is checked on the rule itself: what was there must stay."""
-    from autograder.sandbox import probe
-    from autograder.sandbox.child import config_addition_problems
+    from autograder.format.config_rules import config_problems
     from autograder.format.exercise import load
+    from autograder.sandbox import probe
+    from autograder.sandbox.child import _config_report
 
-    before = {"reorderable_logging_functions": {print, len}}
-    problems = config_addition_problems(probe, load("print_in_step"), before, "reorderable_logging_functions")
+    exercise = load("print_in_step")
+    rules = {"config_may_add": exercise.config_may_add}
+    before = {**probe.config_snapshot(), "reorderable_logging_functions": {print, len}}
+    report = _config_report(probe, before, rules)  # what the learner's process sends: the set now lacks both
+    problems, kept = config_problems(report, exercise.allow_config, exercise.config_may_add)
     assert len(problems) == 2 and all("lost" in p and "does not allow removing" in p for p in problems)
+    assert "reorderable_logging_functions" not in kept
 
 
 def test_ignore_logging_functions_may_not_swallow_real_work(submission):

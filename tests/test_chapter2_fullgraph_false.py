@@ -17,12 +17,18 @@ import types
 import pytest
 import torch
 
+import dataclasses
+
 from autograder.checks import fullgraph_false as fgf
+from autograder.checks.core import check_graph_breaks
+from autograder.checks.evidence import Evidence, Measured
 from autograder.format.build import lesson_sections, syllabus_ids
-from autograder.checks.core import Context, check_graph_breaks
 from autograder.format.exercise import ExerciseFormatError, discover, parse_master
 from autograder.format.explain import COURSE_MAP, explain
 from autograder.engine.grader import grade
+from autograder.sandbox import probe
+from autograder.sandbox.kinds.fullgraph_false import helper_code
+from autograder.sandbox.learner_code import code_objects
 from autograder.sandbox.probe import Measurement, measure
 from conftest import ROOT, run_cli
 from exercise_text import message, solution, starter, status, swap, violations  # noqa: F401
@@ -106,7 +112,6 @@ MASTER = '''# /// exercise
 # kind = "probe_variant"
 # name = "guard"
 # helper = "hot"
-# variant = "hot_with_break"
 #
 # [[checks]]
 # kind = "breaks_allowed"
@@ -152,12 +157,12 @@ def write_master(tmp_path, text):
 def test_new_kinds_parse(tmp_path):
     exercise = parse_master(write_master(tmp_path, MASTER))
     assert [c.kind for c in exercise.checks] == ["probe_variant", "breaks_allowed", "skipped_frames"]
-    assert exercise.check("guard").params == {"helper": "hot", "variant": "hot_with_break"}
+    assert exercise.check("guard").params == {"helper": "hot"}
 
 
 @pytest.mark.parametrize("old, new, words", [
     ('helper = "hot"', 'helper = "not a name"', "probe_variant needs helper"),
-    ('variant = "hot_with_break"\n', "", "probe_variant needs helper"),
+    ('helper = "hot"', 'helper = "hot"\n# variant = "hot_with_break"', "does not take"),  # the grader places the break itself
     ('allowed = ["Failed to trace builtin operator"]', 'allowed = [3]', "breaks_allowed.allowed"),
     ('ops = ["tanh"]', 'ops = ["tanh"]\n# allow = ["f"]', "does not take"),
 ])
@@ -196,8 +201,8 @@ def test_measure_records_break_types_and_skipped_frames(capsys):
 def _context(measurement, params, kind="breaks_allowed"):
     exercise = parse_master(ROOT / "solutions" / CHAPTER / "skip_loop_print.py")
     spec = types.SimpleNamespace(kind=kind, name=kind, points=1, params=params, section="2.5.5.1")
-    ctx = Context(exercise=exercise, measurement=measurement, calls=[()], expected=[], submission=None, master=None, entry=None)
-    return spec, ctx
+    ev = Evidence(exercise=exercise, measurement=Measured(dataclasses.asdict(measurement)), calls=1)
+    return spec, ev
 
 
 def test_allowed_breaks_match_the_break_type_not_message_text():
@@ -238,27 +243,69 @@ def test_skipped_frames_check_names_the_frame_and_respects_functions():
     assert missing.status == "failed" and "No graph holds layer_norm" in missing.message
 
 
-def test_probe_substitution_reaches_through_wrappers_and_restores_the_code(tmp_path):
-    path = tmp_path / "learner.py"
-    path.write_text("import torch\n\n\n@torch._dynamo.error_on_graph_break(True)\ndef hot(x):\n    return x + 1\n\n\n"
-                    "class Block:\n    def forward(self, x):\n        return x * 2\n\n\n"
-                    "Block.forward = torch._dynamo.error_on_graph_break(False)(Block.forward)\n")
+LEARNER = ("import torch\n\n\n@torch._dynamo.error_on_graph_break(True)\ndef hot(x):\n    return x.sin() + 1\n\n\n"
+           "def hot_with(x):\n    y = x.cos()\n    with torch._dynamo.error_on_graph_break(True):\n        return y.sin() + 1\n\n\n"
+           "class Block:\n    def forward(self, x):\n        return x.tanh() * 2\n\n\n"
+           "Block.forward = torch._dynamo.error_on_graph_break(False)(Block.forward)\n")
+
+
+def test_probe_finds_the_helper_by_identity_through_wrappers(tmp_path):
+    path = str(tmp_path / "learner.py")
+    code = compile(LEARNER, path, "exec")
     module = types.ModuleType("learner")
-    exec(compile(path.read_text(), str(path), "exec"), module.__dict__)
-
-    def variant(x):
-        return x - 100
-
-    before = module.hot(torch.zeros(1))
-    with fgf.substituted(module, "hot", variant, str(path)) as count:
-        assert count == 1 and module.hot(torch.zeros(1)).item() == -100  # the learner's decorator still wraps it
-    assert torch.equal(module.hot(torch.zeros(1)), before)
-    with fgf.substituted(module, "Block.forward", lambda self, x: x - 1, str(path)):
-        assert module.Block().forward(torch.zeros(1)).item() == -1
-    assert module.Block().forward(torch.ones(1)).item() == 2
+    exec(code, module.__dict__)
+    lab = types.SimpleNamespace(submission=module, code_objects=code_objects(code))
+    assert helper_code(lab, "hot").co_name == "hot" and helper_code(lab, "hot") in lab.code_objects
+    assert helper_code(lab, "Block.forward").co_name == "forward"
     with pytest.raises(LookupError):
-        with fgf.substituted(module, "torch", variant, str(path)):
-            pass
+        helper_code(lab, "torch")  # a module attribute that is no function of the file
+    impostor = types.SimpleNamespace(submission=module, code_objects=[])  # the same names, but no code compiled from the file
+    with pytest.raises(LookupError):
+        helper_code(impostor, "hot")
+
+
+def test_the_added_break_keeps_the_learners_code_and_respects_its_with_block(tmp_path):
+    path = str(tmp_path / "learner.py")
+    code = compile(LEARNER, path, "exec")
+    module = types.ModuleType("learner")
+    exec(code, module.__dict__)
+    lab = types.SimpleNamespace(submission=module, code_objects=code_objects(code))
+    before = {name: module.__dict__[name].__code__ for name in ("hot_with",)}
+    target = helper_code(lab, "hot_with")
+    with probe.added_break(target, None) as seen:
+        measure(module.hot_with, [(torch.ones(3),)], {}, prefer_file=path)
+    assert len(seen["sites"]) == 2  # x.cos() and y.sin(); the with statement's own calls are no work of the function
+    outside = []
+    for site in range(len(seen["sites"])):
+        with probe.added_break(target, site):
+            outside.append(measure(module.hot_with, [(torch.ones(3),)], {}, prefer_file=path).error)
+    assert outside[0] is None  # x.cos() runs before the strict block: that break is handled
+    assert outside[1]["gb_type"] == "Call to `torch._dynamo.graph_break()`" and outside[1]["function"] == "hot_with"
+    assert module.hot_with.__code__ is before["hot_with"]  # never rewritten
+    assert torch.equal(module.hot_with(torch.ones(3)), torch.ones(3).cos().sin() + 1)
+
+
+ATTENTION = ("def attention(q, k, v):  # TODO: a break in here must be an error; a break in step must not\n"
+             "    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n    return torch.softmax(scores, dim=-1) @ v\n")
+
+
+def test_probe_variant_fails_a_strict_setting_that_covers_only_part_of_the_helper(submission):
+    partial = swap(starter("guard_hot_path"), ATTENTION,
+                   "def attention(q, k, v):\n    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])\n"
+                   "    with torch._dynamo.error_on_graph_break(True):\n        return torch.softmax(scores, dim=-1) @ v\n")
+    result = graded(submission, "guard_hot_path", partial)
+    assert not result.passed and status(result)["guard"] == "failed" and "ran without an error" in message(result, "guard")
+
+
+def test_probe_variant_passes_a_with_block_and_a_file_without_import_math(submission):
+    # Issue 18: the old probe replaced attention's code (deleting a with block) and ran it with the
+    # learner's globals, so a learner who dropped `import math` failed with a NameError.
+    fair = swap(starter("guard_hot_path"), ATTENTION,
+                "def attention(q, k, v):\n    with torch._dynamo.error_on_graph_break(True):\n"
+                "        scores = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5\n        return torch.softmax(scores, dim=-1) @ v\n")
+    fair = swap(fair, "import math\n", "")
+    result = graded(submission, "guard_hot_path", fair)
+    assert result.passed, result.message
 
 
 # -- strictness: removing it, or silencing errors, fails -------------------------------------------

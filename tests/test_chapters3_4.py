@@ -13,8 +13,11 @@ import types
 import pytest
 import torch
 
+import dataclasses
+
 from autograder.checks import tracing as checks_tracing
-from autograder.checks.core import Context
+from autograder.checks.evidence import Evidence, Measured
+from autograder.sandbox.kinds import tracing as kinds_tracing
 from autograder.format.exercise import CheckSpec, ExerciseFormatError, discover, parse_master
 from autograder.engine.grader import grade
 from autograder.sandbox.probe import Measurement, call_timeline
@@ -77,16 +80,18 @@ def _pipeline_module(helper_body):
 def test_run_pipeline_traces_the_helper_once_and_replays_its_graph():
     module = _pipeline_module("return x + GLOBAL")
 
-    def rebind(mod, number):
-        mod.GLOBAL = torch.full((3,), float(number))
+    def rebind(number):
+        module.GLOBAL = torch.full((3,), float(number))
 
     calls = [(torch.zeros(3),) for _ in range(3)]
-    traced = checks_tracing.run_pipeline(module, module.entry, calls, helper="helper", hook=rebind)
-    eager = checks_tracing.run_pipeline(module, module.entry, calls, hook=rebind)
+    traced = kinds_tracing.run_pipeline(module, module.entry, calls, helper="helper", before_call=rebind)
+    eager = kinds_tracing.run_pipeline(module, module.entry, calls, before_call=rebind)
     assert traced.graph is not None and traced.graph_calls == [1, 1, 1]
     assert [o[0].item() for o in traced.outputs] == [1.0, 1.0, 1.0]  # the global of call 1, baked in
     assert [o[0].item() for o in eager.outputs] == [1.0, 2.0, 3.0]
-    assert callable(module.helper) and not isinstance(module.helper, checks_tracing._TraceOnce)  # put back
+    assert callable(module.helper) and not isinstance(module.helper, kinds_tracing._TraceOnce)  # put back
+    moved = kinds_tracing.run_pipeline(module, module.entry, calls, helper="helper", before_call=rebind, perturb=True)
+    assert [o[0].item() for o in moved.outputs] == [1.5, 1.5, 1.5]  # the graph returned 0 * 1.25 + 0.5: the entry follows
 
 
 def test_run_pipeline_keeps_objects_shared_between_calls_shared_and_records_prints():
@@ -95,8 +100,8 @@ def test_run_pipeline_keeps_objects_shared_between_calls_shared_and_records_prin
          module.__dict__)
     queue = [torch.ones(2), torch.ones(2)]
     calls = [(torch.zeros(2), queue), (torch.zeros(2), queue)]
-    eager = checks_tracing.run_pipeline(module, module.entry, calls)
-    traced = checks_tracing.run_pipeline(module, module.entry, calls, helper="helper")
+    eager = kinds_tracing.run_pipeline(module, module.entry, calls)
+    traced = kinds_tracing.run_pipeline(module, module.entry, calls, helper="helper")
     assert [len(args[1]) for args in eager.arguments] == [1, 0]  # one list, shared by both calls
     assert [len(args[1]) for args in traced.arguments] == [2, 2]  # the graph never pops
     assert eager.stdout == ["tracing\n", "tracing\n"] and traced.stdout == ["tracing\n", ""]
@@ -107,9 +112,8 @@ def _ops_context(ops_per_graph, params):
     exercise = next(e for e in discover() if e.id == "recompile_break_tail")
     measurement = Measurement(calls=4, graphs=len(ops_per_graph), ops_per_graph=ops_per_graph)
     spec = CheckSpec(kind="ops", name="ops", points=1, params=params, section="4.5")
-    ctx = Context(exercise=exercise, measurement=measurement, calls=[()] * 4, expected=[], submission=None,
-                  master=None, entry=None)
-    return checks_tracing.check_ops(spec, ctx)
+    ev = Evidence(exercise=exercise, measurement=Measured(dataclasses.asdict(measurement)), calls=4)
+    return checks_tracing.check_ops(spec, ev)
 
 
 def test_ops_budget_counts_every_graph_and_keeps_the_expensive_part_compiled():

@@ -21,7 +21,9 @@ CHEATS = {
     "eager_on_recompile_stance": ("\nimport torch\ntorch.compiler.set_stance('eager_on_recompile')\n", "stance"),
     "raise_recompile_limit": ("\nimport torch._dynamo\ntorch._dynamo.config.recompile_limit = 100000\n", "recompile_limit"),
     "suppress_errors": ("\nimport torch._dynamo\ntorch._dynamo.config.suppress_errors = True\n", "suppress_errors"),
-    "clear_the_check_table": ("\nimport autograder.checks.core as c\nc.RUNNERS.clear()\n", "Integrity"),
+    # The deciding table lives in the judge; what the learner's process holds is the table of measures.
+    "clear_the_measure_table": ("\nimport autograder.sandbox.kinds as k\nk.MEASURERS.clear()\n", "Integrity"),
+    "clear_the_decider_table": ("\nimport autograder.checks.registry as r\nr.DECIDERS.clear()\n", ""),
     "fake_json_on_stdout": ('\nprint(\'{"status": "passed", "score": 100, "max_score": 100}\')\n', ""),
     "exit_before_the_verdict": ("\nimport os\nos._exit(0)\n", ""),
     "hidden_exit": ("\ngetattr(__builtins__ if isinstance(__builtins__, dict) else vars(__builtins__), 'get', lambda *a: None)\n"

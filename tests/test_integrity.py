@@ -38,14 +38,18 @@ def test_raising_the_recompile_limit_is_caught(submission):
     failed_with_violation(result, "recompile_limit")
 
 
-def test_patching_the_grader_itself_is_caught(submission):
+def test_patching_the_grader_itself_is_caught_or_cannot_reach_the_verdict(submission):
+    # The deciding code runs in the judge, another process: patching a copy of it here changes nothing.
+    # What measures runs here: swapping its code is caught and undone before it measures.
     cheat = swap(solution("recompile_global_log"), "    return x / n, n\n", "    return x / n\n") + (
-        "\nimport autograder.checks.core, autograder.sandbox.probe\n"
+        "\nimport autograder.checks.core, autograder.checks.registry, autograder.sandbox.probe\n"
         "autograder.checks.core.compare = lambda *a, **k: None\n"
-        "autograder.checks.core.RUNNERS['recompiles'] = autograder.checks.core.RUNNERS['compiles']\n")
+        "autograder.checks.registry.DECIDERS.clear()\n"
+        "autograder.sandbox.probe.measure.__code__ = (lambda *a, **k: None).__code__\n")
     result = grade("recompile_global_log", submission(cheat), seed=1)
     assert not result.passed and result.score == 0
-    assert "compare()" in violations(result) and "table of checks" in violations(result)
+    assert "the code of autograder.sandbox.probe.measurement.measure was swapped" in violations(result)
+    assert status(result)["correct"] == "failed"  # measured honestly after all: the judge compared with the reference
 
 
 def test_is_compiling_shortcut_fails_against_the_reference(submission):

@@ -28,8 +28,9 @@ import types
 import pytest
 import torch
 
-from autograder.checks.caches import decide_warm_start
-from autograder.checks.refusal import decide_refusals
+from autograder.checks.caches import WARM_START_FACTS, decide_warm_start
+from autograder.checks.facts import Invalid, validate
+from autograder.checks.refusal import REFUSES_FACTS, decide_refusals
 from autograder.format.exercise import load, starter_source
 from conftest import ROOT
 
@@ -94,6 +95,14 @@ def test_refuses_passes_only_when_every_input_raises_while_running():
     assert decide_refusals(SPEC_REFUSES, [], exercise).status == "failed"  # nothing run proves nothing
 
 
+def test_refusal_facts_have_a_strict_shape():
+    validate({"outcomes": [_refusal(), _refusal(returned=True)]}, REFUSES_FACTS)
+    with pytest.raises(Invalid):  # a verdict smuggled in beside the facts
+        validate({"outcomes": [_refusal()], "passed": True}, REFUSES_FACTS)
+    with pytest.raises(Invalid):
+        validate({"outcomes": [{**_refusal(), "returned": 1}]}, REFUSES_FACTS)
+
+
 def test_refuses_can_require_an_exception_type():
     exercise = load("top_scores_by_length")
     spec = types.SimpleNamespace(**{**vars(SPEC_REFUSES), "params": {"inputs": "refused_calls", "types": ["ValueError"]}})
@@ -137,8 +146,19 @@ def _facts(cold=None, warm=None, blob_bytes=1000, problem=None):
 
 def test_warm_start_passes_on_cache_hits_the_same_answer_and_the_ratio():
     exercise = load("warm_restart")
+    validate(_facts(), WARM_START_FACTS)
     result = decide_warm_start(SPEC_WARM, _facts(), torch.ones(3), exercise)
     assert result.status == "passed" and "5.0x" in result.message and "1 FX-graph hit" in result.message
+
+
+def test_warm_start_names_missing_functions_and_refuses_other_shapes():
+    exercise = load("warm_restart")
+    missing = decide_warm_start(SPEC_WARM, {"missing": ["load_compile_state"]}, torch.ones(3), exercise)
+    assert missing.status == "failed" and "must define `load_compile_state`" in missing.message
+    with pytest.raises(Invalid):  # an answer that is not a tensor of torch's own class
+        validate(_facts(warm=_side(0.1, hits=1, misses=0, output=[1.0, 1.0, 1.0])), WARM_START_FACTS)
+    with pytest.raises(Invalid):
+        validate({**_facts(), "verdict": "passed"}, WARM_START_FACTS)
 
 
 @pytest.mark.parametrize("facts, says", [
@@ -151,6 +171,7 @@ def test_warm_start_passes_on_cache_hits_the_same_answer_and_the_ratio():
     (_facts(warm=_side(0.4, hits=1, misses=0)), "not fast enough"),
 ], ids=["save raises", "not bytes", "load raises", "no hit", "a miss", "other answer", "too slow"])
 def test_warm_start_fails_each_way_with_a_true_message(facts, says):
+    validate(facts, WARM_START_FACTS)  # what the learner's process sends has the shape the judge accepts
     result = decide_warm_start(SPEC_WARM, facts, torch.ones(3), load("warm_restart"))
     assert result.status == "failed" and says in result.message, result.message
 
@@ -171,6 +192,7 @@ def test_a_warm_up_in_the_grading_process_does_not_make_the_cold_start_warm(tmp_
     assert report["cold"]["error"] is None and report["warm"]["error"] is None, report
     assert report["cold"]["counters"]["fx_misses"] == 1 and report["cold"]["counters"]["fx_hits"] == 0
     assert report["warm"]["counters"]["fx_misses"] == 1 and report["warm"]["counters"]["fx_hits"] == 0
+    validate(report, WARM_START_FACTS)  # the real report has the shape the judge accepts
 
 
 # -- monitor_hooks: the stale answer and its fix -------------------------------------------------------

@@ -33,14 +33,23 @@ def test_nothing_one_submission_changes_reaches_the_next(submission):
 
 
 
-def test_a_submission_that_kills_the_warm_worker_is_a_crash_and_the_worker_restarts(submission):
-    killer = submission("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\n")
+def test_a_submission_cannot_kill_the_warm_worker_or_its_judge(submission):
+    # The learner child is process 1 of a PID namespace of its own (as root) and runs as a user of its
+    # own: the judge and the worker are out of its reach. Elsewhere the worker restarts after a kill.
+    from autograder.engine import zygote
+
+    killer = submission("import os, signal\nfor target in (os.getppid(), -1):\n    try:\n        os.kill(target, signal.SIGKILL)\n"
+                        "    except OSError:\n        pass\n"
+                        "import torch, torch.nn.functional as F\n\ndef encode(x, weight):\n    h = torch.tanh(x @ weight)\n"
+                        "    return F.normalize(h, dim=-1), h\n")
     result = grade("breaks_checkpoint", killer, seed=3, warm=True)
-    assert result.status == "error" and result.score == 0
-    if any("ran as nobody" in item for item in result.extra.get("sandbox", [])):
-        assert "PermissionError" in result.message  # nobody cannot signal the worker, which runs as root
+    assert not result.passed and result.score == 0
+    contained = any("PID namespace" in item for item in result.extra.get("sandbox", []))
+    if contained:
+        assert result.status == "failed" and "Integrity" in result.message  # graded (the scan names os.kill), nothing killed
+        assert all(runner._process is not None and runner._process.poll() is None for runner in zygote.shared_runner()._all)
     else:
-        assert "died" in result.message
+        assert result.status == "error"
     assert grade("breaks_checkpoint", ROOT / "solutions/01_dynamo_core/breaks_checkpoint.py", seed=3, warm=True).passed
 
 

@@ -1,27 +1,30 @@
 """Check kinds for chapter 2 (graph breaks): escape hatches, captured output, dodges, custom operators.
 
-Like every check, these only read what ``probe.measure`` recorded (never ``torch._dynamo`` itself):
+Decided in the judge, from plain data (the measure parts are in ``autograder.sandbox.kinds.breaks``):
 
 - ``escape_hatch``: the helper's work really is in the graph, held by ``nonstrict_trace`` or by a
-  custom operator, not run outside it (a disabled function) nor smuggled in with ``allow_in_graph``;
-- ``output``: each compiled call prints (or logs) what the reference prints when run eagerly;
+  custom operator, not run outside it (a disabled function) nor smuggled in with ``allow_in_graph``
+  (found by identity in Dynamo's registry, whatever name or alias the file uses);
+- ``output``: each compiled call prints (or logs) what the reference prints when run eagerly; the
+  message speaks of a reordered print only where the file made ``print`` reorderable;
 - ``no_dodge``: none of the known ways to make a break *look* fixed is used, with the reason why
   each is not a fix;
 - ``opcheck``: ``torch.library.opcheck`` passes on the learner's custom operator (schema, fake
-  kernel, autograd registration, AOT tracing).
+  kernel, autograd registration, AOT tracing), and so do the same checks made by a plain call
+  that a kernel cannot tell from normal use.
 """
 
 from __future__ import annotations
 
 import ast
 
-import torch
-
-from autograder.checks.core import Context, _lesson, register
+from autograder.checks.core import _lesson, measure_failed
+from autograder.checks.evidence import Evidence
+from autograder.checks.facts import Bool, Int, ListOf, Maybe, Record, Text
+from autograder.checks.registry import decides
 from autograder.format.result import CheckResult
 
-# Taken when the grader starts, before any submission runs: replacing torch.library.opcheck cannot pass.
-_OPCHECK = torch.library.opcheck
+NAMES = ListOf(Text(400), 1000)
 
 # -- escape_hatch ---------------------------------------------------------------------------------
 
@@ -39,33 +42,43 @@ def _has_op(targets: list[str], op: str) -> bool:
     return any(target == op or target.startswith(op + ".") for target in targets)
 
 
-@register("escape_hatch")
-def check_escape_hatch(spec, ctx: Context) -> CheckResult:
-    m, via = ctx.measurement, spec.params.get("via", "any")
+def _opaque(ev: Evidence) -> list[str]:
+    """The file's functions a graph calls as one opaque node: marked allow_in_graph (by identity), or
+    seen as graph nodes whose code is outside torch."""
+    return sorted(set(ev.facts.get("opaque") or []) | set(ev.measurement.user_calls))
+
+
+@decides("escape_hatch", facts=Record({}, {"opaque": NAMES, "measure_failed": Text(2000)}))
+def check_escape_hatch(spec, ev: Evidence) -> CheckResult:
+    m, via = ev.measurement, spec.params.get("via", "any")
+    failed = measure_failed(spec, ev)
+    if failed:
+        return failed
     if m.error:
         return CheckResult.outcome(spec, False, "Not measured: no call compiled and ran cleanly (the first failed check says why).")
-    if m.user_calls:
-        names = ", ".join(sorted(set(m.user_calls)))
+    opaque = _opaque(ev)
+    if opaque:
+        names = ", ".join(opaque)
         return CheckResult.outcome(spec, False, f"The graph calls your function(s) {names} as single opaque nodes. {_ALLOW_IN_GRAPH_WHY}. "
                                    f"Use {'torch._dynamo.nonstrict_trace' if via != 'custom_op' else 'torch.library.custom_op'} instead. "
-                                   f"{_lesson(spec, ctx.exercise)}")
+                                   f"{_lesson(spec, ev.exercise)}")
     nonstrict, custom = _nonstrict_nodes(m.graph_targets), sorted(set(m.custom_ops))
     holders = ([f"{nonstrict} nonstrict_trace call(s)"] if nonstrict else []) + ([f"the custom op(s) {', '.join(custom)}"] if custom else [])
     if via == "nonstrict_trace" and not nonstrict:
         return CheckResult.outcome(spec, False, "The Dynamo graph has no nonstrict_trace call (a flat_apply node): the helper was "
-                                   f"not put behind torch._dynamo.nonstrict_trace. {_lesson(spec, ctx.exercise)}")
+                                   f"not put behind torch._dynamo.nonstrict_trace. {_lesson(spec, ev.exercise)}")
     if via == "custom_op" and not custom:
         return CheckResult.outcome(spec, False, "The Dynamo graph calls no custom operator: the helper must run as an operator "
-                                   f"registered with torch.library.custom_op. {_lesson(spec, ctx.exercise)}")
+                                   f"registered with torch.library.custom_op. {_lesson(spec, ev.exercise)}")
     if via == "any" and not holders:
         return CheckResult.outcome(spec, False, "The graph holds no escape hatch (no nonstrict_trace call, no custom op). "
-                                   f"{_lesson(spec, ctx.exercise)}")
+                                   f"{_lesson(spec, ev.exercise)}")
     wanted = list(spec.params.get("ops", []))
     missing = [op for op in wanted if not _has_op(m.aot_targets, op)]
     if missing:
         return CheckResult.outcome(spec, False, f"The AOT graph lacks {', '.join(missing)}: the helper's work ran outside the compiled "
                                    "graph (a disabled function, or code that is not traced) instead of being traced through. "
-                                   f"{_lesson(spec, ctx.exercise)}")
+                                   f"{_lesson(spec, ev.exercise)}")
     shown = f"; the AOT graph holds {', '.join(wanted)}" if wanted else ""
     return CheckResult.outcome(spec, True, f"The helper runs inside the graph through {' and '.join(holders)}{shown}.")
 
@@ -78,30 +91,34 @@ def _lines(seen: dict, stream: str) -> list[str]:
     return seen.get("stdout", "").splitlines()
 
 
-@register("output")
-def check_output(spec, ctx: Context) -> CheckResult:
+@decides("output", facts=Record({}, {"print_reorderable": Bool(), "measure_failed": Text(2000)}))
+def check_output(spec, ev: Evidence) -> CheckResult:
     stream, expect = spec.params.get("stream", "stdout"), spec.params.get("expect", "reference")
     what = "printed" if stream == "stdout" else "logged"
-    got = ctx.measurement.call_output
-    if len(got) < len(ctx.calls) and ctx.measurement.error:
-        return CheckResult.outcome(spec, False, f"Call {len(got)} of {len(ctx.calls)} failed, so the output cannot be compared "
+    got = ev.measurement.call_output
+    if len(got) < ev.calls and ev.measurement.error:
+        return CheckResult.outcome(spec, False, f"Call {len(got)} of {ev.calls} failed, so the output cannot be compared "
                                    "(the first failed check says why).")
-    for number, (seen, reference) in enumerate(zip(got, ctx.expected_output), start=1):
+    if len(got) < ev.calls:
+        return CheckResult.outcome(spec, False, f"Only {len(got)} of {ev.calls} calls were recorded, so the output cannot be compared.")
+    for number, (seen, reference) in enumerate(zip(got, ev.expected_output), start=1):
         actual = _lines(seen, stream)
         wanted = [] if expect == "silent" else _lines(reference, stream)
         if actual == wanted:
             continue
-        message = f"Call {number} of {len(ctx.calls)} {what} {actual!r}; the reference {what} {wanted!r} when run eagerly."
+        message = f"Call {number} of {ev.calls} {what} {actual!r}; the reference {what} {wanted!r} when run eagerly."
         if wanted and not actual:
             message += (" The message is gone: a call behind `if not torch.compiler.is_compiling()`, one listed in "
                         "ignore_logging_functions, or a deleted one never runs in compiled code, and this task keeps the message.")
         elif len(actual) > len(wanted):
             message += (" It ran more often than in eager: code that runs while Dynamo traces (allow_in_graph) prints at compile"
                         " time too.")
-        elif wanted and actual:
-            message += (" A reordered print runs after the graph, so it shows values as they are at the end of the call"
-                        " (after any in-place change), not as they were at the print.")
-        return CheckResult.outcome(spec, False, f"{message} {_lesson(spec, ctx.exercise)}")
+        elif wanted and actual and stream == "stdout" and ev.facts.get("print_reorderable"):
+            message += (" Your file made print reorderable: a reordered print runs after the graph, so it shows values as they"
+                        " are at the end of the call (after any in-place change), not as they were at the print.")
+        elif wanted and actual and sorted(actual) == sorted(wanted):
+            message += " The same lines, in another order."
+        return CheckResult.outcome(spec, False, f"{message} {_lesson(spec, ev.exercise)}")
     count = sum(len(_lines(seen, stream)) for seen in got)
     return CheckResult.outcome(spec, True, f"All {len(got)} compiled calls {what} what the reference {what} ({count} line(s) in all)."
                                if expect == "reference" else f"Nothing was {what} over {len(got)} calls.")
@@ -137,17 +154,17 @@ def _names_used(source: str) -> set[str]:
     return used
 
 
-def find_dodges(ctx: Context, forbid) -> dict[str, str]:
-    """{dodge: what was found} for each forbidden dodge the submission uses."""
-    m, found = ctx.measurement, {}
+def find_dodges(ev: Evidence, forbid) -> dict[str, str]:
+    """{dodge: what was found} for each forbidden dodge the submission uses: names read from the exact
+    text the grader scanned, functions found by identity in the learner's process, measured counts."""
+    m, found = ev.measurement, {}
     try:
-        used = _names_used(open(ctx.submission_file, encoding="utf-8").read()) if ctx.submission_file else set()
-    except (OSError, SyntaxError):
+        used = _names_used(ev.source)
+    except (SyntaxError, ValueError, RecursionError):
         used = set()
     if "disable" in forbid:
-        # Only names the file itself uses: Dynamo adds its own disabled helpers (__compiled_fn_*) to the module.
-        disabled = sorted(name for name, value in vars(ctx.submission).items()
-                          if name in used and not name.startswith("__") and getattr(value, "_torchdynamo_disable", False))
+        # Names the file itself uses: what Dynamo adds to the module (its own disabled helpers) is not the learner's.
+        disabled = [name for name in ev.facts.get("disabled") or [] if name.split(".")[0] in used]
         reasons = [b["reason"] for b in m.break_sites] + ([m.error["message"]] if m.error else [])
         if disabled:
             found["disable"] = f"{', '.join(disabled)} is wrapped by torch.compiler.disable"
@@ -155,8 +172,9 @@ def find_dodges(ctx: Context, forbid) -> dict[str, str]:
             found["disable"] = "the graph stopped at a call of a disable()d function"
         elif "disable" in used:
             found["disable"] = "your file uses torch.compiler.disable"
-    if "allow_in_graph" in forbid and (m.user_calls or "allow_in_graph" in used):
-        found["allow_in_graph"] = (f"the graph calls {', '.join(sorted(set(m.user_calls)))} as opaque nodes" if m.user_calls
+    opaque = _opaque(ev)
+    if "allow_in_graph" in forbid and (opaque or "allow_in_graph" in used):
+        found["allow_in_graph"] = (f"{', '.join(opaque)} would run as opaque graph node(s): marked with allow_in_graph" if opaque
                                    else "your file uses torch.compiler.allow_in_graph")
     if "is_compiling" in forbid and used & {"is_compiling", "is_dynamo_compiling"}:
         found["is_compiling"] = "your code asks torch.compiler.is_compiling()"
@@ -167,16 +185,19 @@ def find_dodges(ctx: Context, forbid) -> dict[str, str]:
     return found
 
 
-@register("no_dodge")
-def check_no_dodge(spec, ctx: Context) -> CheckResult:
+@decides("no_dodge", facts=Record({}, {"disabled": NAMES, "opaque": NAMES, "measure_failed": Text(2000)}))
+def check_no_dodge(spec, ev: Evidence) -> CheckResult:
     from autograder.format.exercise import DODGES
 
+    failed = measure_failed(spec, ev)
+    if failed:
+        return failed
     forbid = spec.params.get("forbid") or sorted(DODGES)
-    found = find_dodges(ctx, forbid)
+    found = find_dodges(ev, forbid)
     if not found:
         return CheckResult.outcome(spec, True, f"No dodge found (looked for: {', '.join(forbid)}).")
     parts = [f"{what}: {_DODGE_WHY[dodge]}" for dodge, what in found.items()]
-    return CheckResult.outcome(spec, False, "Not a fix: " + ". Also, ".join(parts) + ". " + _lesson(spec, ctx.exercise))
+    return CheckResult.outcome(spec, False, "Not a fix: " + ". Also, ".join(parts) + ". " + _lesson(spec, ev.exercise))
 
 
 # -- opcheck --------------------------------------------------------------------------------------
@@ -192,27 +213,30 @@ _OPCHECK_WHY = {
 }
 
 
-@register("opcheck")
-def check_opcheck(spec, ctx: Context) -> CheckResult:
+OPCHECK_FACTS = Record({"registered": Bool()}, {"samples": Int(0, 10**6), "measure_failed": Text(2000),
+                                                "failed": Maybe(Record({"sample": Int(0, 10**6)}, {"opcheck": Text(2000), "direct": Text(2000)}))})
+
+
+@decides("opcheck", facts=OPCHECK_FACTS)
+def check_opcheck(spec, ev: Evidence) -> CheckResult:
     qualname = spec.params["op"]
-    namespace, name = qualname.split("::", 1)
-    packet = getattr(getattr(torch.ops, namespace), name, None) if hasattr(torch.ops, namespace) else None
-    try:
-        overload = packet.default if packet is not None else None
-    except AttributeError:
-        overload = None
-    if overload is None:
+    failed = measure_failed(spec, ev)
+    if failed:
+        return failed
+    if not ev.facts.get("registered"):
         return CheckResult.outcome(spec, False, f"No operator named {qualname} is registered. Register it with "
-                                   f"@torch.library.custom_op(\"{qualname}\", mutates_args=...). {_lesson(spec, ctx.exercise)}")
-    samples = getattr(ctx.master, spec.params.get("samples", "op_samples"))(torch.Generator().manual_seed(0))
-    for number, args in enumerate(samples, start=1):
-        try:
-            _OPCHECK(overload, args)
-        except Exception as exc:  # OpCheckError, or whatever the learner's kernel raised
-            text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            test = next((t for t in _OPCHECK_WHY if t in text), None)
-            why = f" In short: {_OPCHECK_WHY[test]}." if test else ""
-            return CheckResult.outcome(spec, False, f"torch.library.opcheck on {qualname} failed for sample {number} of {len(samples)}: "
-                                       f"{text[:400]}.{why} {_lesson(spec, ctx.exercise)}")
-    return CheckResult.outcome(spec, True, f"torch.library.opcheck passed on {qualname} for {len(samples)} sample input(s) "
-                               "(schema, fake kernel, autograd registration, AOT tracing).")
+                                   f"@torch.library.custom_op(\"{qualname}\", mutates_args=...). {_lesson(spec, ev.exercise)}")
+    samples = ev.facts.get("samples", 0)
+    problem = ev.facts.get("failed")
+    if problem and problem.get("direct"):
+        return CheckResult.outcome(spec, False, f"{qualname}, sample {problem['sample']} of {samples}: {problem['direct']}. A schema "
+                                   f"must say what the operator does, in every call, not only under torch.library.opcheck. "
+                                   f"{_lesson(spec, ev.exercise)}")
+    if problem:
+        text = problem.get("opcheck", "")
+        test = next((t for t in _OPCHECK_WHY if t in text), None)
+        why = f" In short: {_OPCHECK_WHY[test]}." if test else ""
+        return CheckResult.outcome(spec, False, f"torch.library.opcheck on {qualname} failed for sample {problem['sample']} of "
+                                   f"{samples}: {text[:400]}.{why} {_lesson(spec, ev.exercise)}")
+    return CheckResult.outcome(spec, True, f"torch.library.opcheck passed on {qualname} for {samples} sample input(s) "
+                               "(schema, fake kernel, autograd registration, AOT tracing), and so did a plain call of each.")

@@ -1,7 +1,7 @@
 """The ``warm_start`` kind (chapter 5, compile caches): a restarted process given only the bytes
 the learner's code saved compiles from the cache, and measurably faster than a cold start.
 
-The measurement is ``probe.warm_start_report``: a cold start in a forked child with an empty
+The measure part (``autograder.sandbox.kinds.caches``) is ``probe.warm_start_report``: a cold start in a forked child with an empty
 Inductor cache, which ends by calling the learner's ``save`` function; then a warm start in
 another forked child with another empty cache, which begins by calling the learner's ``load``
 function with those bytes. Only the bytes cross; each side compiles a fresh build of the entry
@@ -25,27 +25,38 @@ Parameters: ``save`` and ``load`` (the learner's function names; defaults
 "inductor": it is what the sandbox reads to know that this grading builds C++), ``timeout``
 (seconds per start, default 120).
 
-Not a timing kind in ``COSTLY_KINDS``: the cache hits decide most verdicts, the starter must
-fail it in structure-only runs too, and each side is timed once, so it runs in every grading.
+Not a costly (second-phase) kind: the cache hits decide most verdicts, the starter must fail it
+in structure-only runs too, and each side is timed once, so it runs in every grading. What it
+timed is shown under ``measurements["timings"]``.
 """
 
 from __future__ import annotations
 
 import math
 
-import torch
-
-from autograder.checks.core import Context, _lesson, compare, register
+from autograder.checks.core import _lesson, compare, measure_failed
+from autograder.checks.evidence import Evidence
+from autograder.checks.facts import Bool, DictOf, Float, Int, ListOf, Maybe, Record, Tensor, Text
+from autograder.checks.registry import decides
 from autograder.format.result import CheckResult
 
 DEFAULT_SAVE, DEFAULT_LOAD = "save_compile_state", "load_compile_state"
 
+SIDE = Record({}, {"error": Maybe(Text(600)), "stage": Maybe(Text(40)), "cpu_s": Maybe(Float()),
+                   "counters": DictOf(Int(0, 10**9), max_len=20), "output": Maybe(Tensor()), "blob_type": Maybe(Text(200)),
+                   "where": Text(2000), "timed_out": Bool()})
+WARM_START_FACTS = Record({}, {"missing": ListOf(Text(200), 2), "cold": Maybe(SIDE), "warm": Maybe(SIDE),
+                               "blob_bytes": Maybe(Int(0, 2**40)), "problem": Maybe(Text(400)), "measure_failed": Text(2000)})
 
-def measure_warm_start(spec, make, args, save, load) -> dict:
-    """Learner side: the two start-ups (plain data; see probe.warm_start_report)."""
-    from autograder.sandbox import probe
 
-    return probe.warm_start_report(make, args, save, load, timeout=float(spec.params.get("timeout", 120)))
+def timings(facts: dict) -> dict:
+    """What the result shows under measurements["timings"]: both CPU times, their ratio, the warm start's cache counters."""
+    cold, warm = facts.get("cold") or {}, facts.get("warm") or {}
+    timed = {"cold_cpu_s": cold.get("cpu_s"), "warm_cpu_s": warm.get("cpu_s"), "warm_counters": warm.get("counters"),
+             "blob_bytes": facts.get("blob_bytes")}
+    if timed["cold_cpu_s"] and timed["warm_cpu_s"]:
+        timed["ratio"] = timed["cold_cpu_s"] / max(timed["warm_cpu_s"], 1e-3)
+    return timed
 
 
 def _failed_start(side: dict, which: str, names: dict) -> str:
@@ -56,10 +67,14 @@ def _failed_start(side: dict, which: str, names: dict) -> str:
 
 
 def decide_warm_start(spec, facts: dict, expected, exercise) -> CheckResult:
-    """Judge side: the verdict from the report alone (``expected``: the reference's answer)."""
+    """The verdict from the report alone (``expected``: the reference's answer to the first call)."""
     p = spec.params
     names = {"save": p.get("save", DEFAULT_SAVE), "load": p.get("load", DEFAULT_LOAD)}
     lesson = _lesson(spec, exercise)
+    if facts.get("missing"):
+        return CheckResult.outcome(spec, False, f"Your file must define {' and '.join(f'`{m}`' for m in facts['missing'])}: the grader "
+                                   f"calls them at the end of the first start and at the beginning of the second. "
+                                   f"`python -m autograder reset {exercise.id}` restores the starting file.")
     cold, warm = facts.get("cold") or {}, facts.get("warm") or {}
     if cold.get("error"):
         return CheckResult.outcome(spec, False, f"{_failed_start(cold, 'first (cold)', names)} {lesson}")
@@ -72,13 +87,13 @@ def decide_warm_start(spec, facts: dict, expected, exercise) -> CheckResult:
     cold_s, warm_s = cold.get("cpu_s") or 0.0, warm.get("cpu_s") or 0.0
     ratio = cold_s / max(warm_s, 1e-3)
     timed = (f"CPU time to the first answer: cold start {cold_s:.2f} s, warm start {warm_s:.2f} s "
-             f"({ratio:.1f}x; {facts.get('blob_bytes', 0)} bytes handed over)")
+             f"({ratio:.1f}x; {facts.get('blob_bytes') or 0} bytes handed over)")
     if misses or not hits:
-        return CheckResult.outcome(spec, False, f"The second container, given only the {facts.get('blob_bytes', 0)} bytes your "
+        return CheckResult.outcome(spec, False, f"The second container, given only the {facts.get('blob_bytes') or 0} bytes your "
                                    f"`{names['save']}()` returned, compiled from scratch: {misses} FX-graph cache miss(es), "
                                    f"{hits} hit(s). Nothing on disk survives a container, and neither does anything in memory. "
                                    f"{timed}. {lesson}")
-    if not isinstance(warm.get("output"), torch.Tensor):
+    if warm.get("output") is None:
         return CheckResult.outcome(spec, False, f"The warm start's model returned no tensor. {lesson}")
     problem = compare(warm["output"], expected, 1e-4, 1e-5, "the warm start's answer")
     if problem:
@@ -91,26 +106,9 @@ def decide_warm_start(spec, facts: dict, expected, exercise) -> CheckResult:
                                f"no miss). {timed}; needs {wanted}x.")
 
 
-@register("warm_start")
-def check_warm_start(spec, ctx: Context) -> CheckResult:
-    p = spec.params
-    names = {"save": p.get("save", DEFAULT_SAVE), "load": p.get("load", DEFAULT_LOAD)}
-    functions = {key: getattr(ctx.submission, name, None) for key, name in names.items()}
-    missing = [names[key] for key, function in functions.items() if not callable(function)]
-    if missing:
-        return CheckResult.outcome(spec, False, f"Your file must define {' and '.join(f'`{m}`' for m in missing)}: the grader calls "
-                                   f"them at the end of the first start and at the beginning of the second. "
-                                   f"`python -m autograder reset {ctx.exercise.id}` restores the starting file.")
-    made = getattr(ctx.submission, ctx.exercise.entry)
-
-    def make():
-        torch.manual_seed(0)
-        return made() if ctx.exercise.factory else made
-
-    facts = measure_warm_start(spec, make, ctx.calls[0], functions["save"], functions["load"])
-    timed = {"cold_cpu_s": (facts.get("cold") or {}).get("cpu_s"), "warm_cpu_s": (facts.get("warm") or {}).get("cpu_s"),
-             "warm_counters": (facts.get("warm") or {}).get("counters"), "blob_bytes": facts.get("blob_bytes")}
-    if timed["cold_cpu_s"] and timed["warm_cpu_s"]:
-        timed["ratio"] = timed["cold_cpu_s"] / max(timed["warm_cpu_s"], 1e-3)
-    ctx.measurement.__dict__.setdefault("timings", {})[spec.name] = timed
-    return decide_warm_start(spec, facts, ctx.expected[0], ctx.exercise)
+@decides("warm_start", facts=WARM_START_FACTS, timing=timings)
+def check_warm_start(spec, ev: Evidence) -> CheckResult:
+    failed = measure_failed(spec, ev)
+    if failed:
+        return failed
+    return decide_warm_start(spec, ev.facts, ev.expected[0] if ev.expected else None, ev.exercise)

@@ -1,53 +1,32 @@
-"""Each check kind: turn the grader's measurements into a verdict and a message for the learner.
+"""The decisions of the kinds every chapter uses, and the helpers of every decision.
 
-Runs inside the grading child (it compares tensors), but never touches ``torch._dynamo``: the
-numbers come from ``probe.measure``. A message says what was measured, what was expected, and
-where the course teaches the fix.
+Runs in the judge, from plain data: the common measurement (``evidence.measurement``), each
+check's facts, and what the reference child computed. A message says what was measured, what was
+expected, and where the course teaches the fix.
 """
 
 from __future__ import annotations
 
-import copy
 import math
-from dataclasses import dataclass, field
-from types import ModuleType
 
-import torch
-
-from autograder.format.exercise import COSTLY_KINDS, CheckSpec, Exercise
-from autograder.sandbox.probe import Measurement
+from autograder.checks.evidence import Evidence
+from autograder.checks.facts import Bool, Either, Float, Int, ListOf, Maybe, Plain, Record, Text
+from autograder.checks.registry import decides
 from autograder.format.result import CheckResult, short_path
-from autograder.sandbox import timing
+
+OBJECT = "__object__"  # what the learner's process sends for a value that is not plain data
 
 
-@dataclass
-class Context:
-    exercise: Exercise
-    measurement: Measurement
-    calls: list
-    expected: list  # reference outputs, computed from the grader's own copy before the submission loaded
-    submission: ModuleType
-    master: ModuleType
-    entry: object  # the learner's callable (after the factory, if any)
-    truth: dict = field(default_factory=dict)  # answers the grader measured itself
-    submission_file: str = ""
-    starter_entry: object = None  # zero-argument function returning the starter's callable
-    expected_output: list = field(default_factory=list)  # per call: what the reference printed/logged (output checks)
-    prepared: dict = field(default_factory=dict)  # check name -> reference run made before the submission loaded (nonstrict)
-    options: dict = field(default_factory=dict)  # the compile options the measurement used (for checks that measure again)
-    driver: object = None  # the learner's driver function, when the exercise has one
-
-
-def _lesson(spec: CheckSpec, exercise: Exercise) -> str:
+def _lesson(spec, exercise) -> str:
     return f"Lesson section {spec.section} ({exercise.rel(exercise.lesson)}) teaches this."
 
 
 def _where(site: dict) -> str:
     if not site.get("file"):
         return ""
-    code = site.get("code", "").split("  #")[0].strip()
+    code = (site.get("code") or "").split("  #")[0].strip()
     code = f"  `{code}`" if code else ""
-    return f"{_short(site['file'])}:{site['line']} in {site.get('function', '?')}(){code}"
+    return f"{_short(site['file'])}:{site.get('line')} in {site.get('function', '?')}(){code}"
 
 
 _short = short_path
@@ -55,26 +34,36 @@ _short = short_path
 
 def describe_failure(error: dict) -> str:
     where = _where(error)
+    first = (error.get("message") or "").splitlines()[0] if error.get("message") else ""
     if error["kind"] == "graph_break":
-        first = error["message"].splitlines()[0]
         return f"Graph break{' at ' + where if where else ''}: {first}"
     if error["kind"] == "recompile_limit":
         return f"Hit the recompile limit: {error['message']}"
     if error["kind"] == "exception":
-        return f"Your code raised {error['message'].splitlines()[0]}" + (f" at {where}" if where else "")
-    return f"The compiler failed: {error['message'].splitlines()[0]}"
+        return f"Your code raised {first}" + (f" at {where}" if where else "")
+    return f"The compiler failed: {first}"
 
 
-def check_compiles(spec, ctx: Context) -> CheckResult:
-    error = ctx.measurement.error
+def measure_failed(spec, ev: Evidence) -> CheckResult | None:
+    """A measure part that raised in the learner's process: the check fails, saying so."""
+    problem = ev.facts.get("measure_failed") if isinstance(ev.facts, dict) else None
+    if problem:
+        return CheckResult.outcome(spec, False, f"The grader could not measure this: {problem}. {_lesson(spec, ev.exercise)}")
+    return None
+
+
+@decides("compiles")
+def check_compiles(spec, ev: Evidence) -> CheckResult:
+    error = ev.measurement.error
     if error is None:
-        mode = "fullgraph=True" if ctx.exercise.compile.get("fullgraph") else "torch.compile"
-        return CheckResult.outcome(spec, True, f"All {ctx.measurement.calls} calls ran under {mode}.")
-    return CheckResult.outcome(spec, False, f"{describe_failure(error)}. {_lesson(spec, ctx.exercise)}")
+        mode = "fullgraph=True" if ev.exercise.compile.get("fullgraph") else "torch.compile"
+        return CheckResult.outcome(spec, True, f"All {ev.measurement.calls} calls ran under {mode}.")
+    return CheckResult.outcome(spec, False, f"{describe_failure(error)}. {_lesson(spec, ev.exercise)}")
 
 
-def check_graphs(spec, ctx: Context) -> CheckResult:
-    m, p = ctx.measurement, spec.params
+@decides("graphs")
+def check_graphs(spec, ev: Evidence) -> CheckResult:
+    m, p = ev.measurement, spec.params
     wanted = []
     ok = True
     if "equal" in p:
@@ -94,29 +83,31 @@ def check_graphs(spec, ctx: Context) -> CheckResult:
     if not ok and m.recompiles:
         message += f" {m.recompiles} of them are recompiles" + (f"; first failing guard: {m.recompile_reasons[0]}" if m.recompile_reasons else "") + "."
     if not ok:
-        message += " " + _lesson(spec, ctx.exercise)
+        message += " " + _lesson(spec, ev.exercise)
     return CheckResult.outcome(spec, ok, message)
 
 
-def check_graph_breaks(spec, ctx: Context) -> CheckResult:
-    m = ctx.measurement
+@decides("graph_breaks")
+def check_graph_breaks(spec, ev: Evidence) -> CheckResult:
+    m = ev.measurement
     allowed = spec.params.get("allowed", [])
     limit = spec.params.get("max", 0)
     if m.error and m.error["kind"] == "graph_break":
-        return CheckResult.outcome(spec, False, f"{describe_failure(m.error)}. {_lesson(spec, ctx.exercise)}")
+        return CheckResult.outcome(spec, False, f"{describe_failure(m.error)}. {_lesson(spec, ev.exercise)}")
     # An allowed entry is Dynamo's break type (exact, e.g. "Unsupported Tensor.backward() call") or, as
     # before break types were recorded, a substring of the reason.
     unexpected = [b for b in m.break_sites if not any(a == b.get("type") or a in b["reason"] for a in allowed)]
     ok = m.graph_breaks <= limit and not unexpected
     if ok:
         return CheckResult.outcome(spec, True, f"{m.graph_breaks} graph break(s); at most {limit} allowed.")
-    worst = (unexpected or m.break_sites)[0]
+    worst = (unexpected or m.break_sites or [{"reason": "(no site recorded)"}])[0]
     return CheckResult.outcome(spec, False, f"{m.graph_breaks} graph break(s), at most {limit} allowed. "
-                               f"Break at {_where(worst)}: {worst['reason'].splitlines()[0]}. {_lesson(spec, ctx.exercise)}")
+                               f"Break at {_where(worst)}: {worst['reason'].splitlines()[0]}. {_lesson(spec, ev.exercise)}")
 
 
-def check_recompiles(spec, ctx: Context) -> CheckResult:
-    m = ctx.measurement
+@decides("recompiles")
+def check_recompiles(spec, ev: Evidence) -> CheckResult:
+    m = ev.measurement
     limit = spec.params.get("max", 0)
     ok = m.recompiles <= limit and not (m.error and m.error["kind"] == "recompile_limit")
     message = f"{m.recompiles} recompile(s) over {m.calls} call(s); at most {limit} allowed."
@@ -125,34 +116,48 @@ def check_recompiles(spec, ctx: Context) -> CheckResult:
             message += f" The guard that failed first: {m.recompile_reasons[0]}."
         if m.error:
             message += f" {describe_failure(m.error)}."
-        message += " " + _lesson(spec, ctx.exercise)
+        message += " " + _lesson(spec, ev.exercise)
     return CheckResult.outcome(spec, ok, message)
 
 
-def check_compiled_calls(spec, ctx: Context) -> CheckResult:
-    m = ctx.measurement
-    expected = len(ctx.calls)
-    ok = m.compiled_calls == expected and m.error is None
-    message = f"{m.compiled_calls} of {expected} calls ran compiled code."
+@decides("compiled_calls")
+def check_compiled_calls(spec, ev: Evidence) -> CheckResult:
+    m = ev.measurement
+    ok = m.compiled_calls == ev.calls and m.error is None
+    message = f"{m.compiled_calls} of {ev.calls} calls ran compiled code."
     if not ok:
         message += (" The others ran eagerly (a recompile limit, a skipped frame or a stance sends calls back to"
-                    f" Python without any error). {_lesson(spec, ctx.exercise)}")
+                    f" Python without any error). {_lesson(spec, ev.exercise)}")
     return CheckResult.outcome(spec, ok, message)
+
+
+def _kind_of(value) -> str:
+    if isinstance(value, dict) and OBJECT in value:
+        return str(value[OBJECT])
+    return type(value).__name__
 
 
 def compare(actual, expected, rtol: float, atol: float, path: str = "output") -> str | None:
-    """None when ``actual`` matches ``expected``; otherwise where and how they differ."""
+    """None when ``actual`` matches ``expected`` (both plain data); otherwise where and how they differ."""
+    import torch
+
     if isinstance(expected, torch.Tensor):
         if not isinstance(actual, torch.Tensor):
-            return f"{path} should be a tensor, got {type(actual).__name__}"
+            return f"{path} should be a tensor, got {_kind_of(actual)}"
         if actual.shape != expected.shape:
             return f"{path} has shape {tuple(actual.shape)}, expected {tuple(expected.shape)}"
         if actual.dtype != expected.dtype:
             return f"{path} has dtype {actual.dtype}, expected {expected.dtype}"
-        if not torch.allclose(actual.double(), expected.double(), rtol=rtol, atol=atol, equal_nan=True):
-            worst = (actual.double() - expected.double()).abs().nan_to_num(math.inf).max().item()
+        if actual.dtype.is_complex or expected.dtype.is_complex:
+            same = torch.allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
+        else:
+            same = torch.allclose(actual.double(), expected.double(), rtol=rtol, atol=atol, equal_nan=True)
+        if not same:
+            worst = (actual.double() - expected.double()).abs().nan_to_num(math.inf).max().item() if actual.numel() else 0.0
             return f"{path} differs from the reference (largest difference {worst:.3g})"
         return None
+    if isinstance(expected, dict) and OBJECT in expected:
+        return None if actual == expected else f"{path} should be a {expected[OBJECT]}, got {_kind_of(actual)}"
     if isinstance(expected, (list, tuple)):
         if not isinstance(actual, (list, tuple)) or len(actual) != len(expected):
             return f"{path} should be a {type(expected).__name__} of {len(expected)} items"
@@ -163,136 +168,168 @@ def compare(actual, expected, rtol: float, atol: float, path: str = "output") ->
         return None
     if isinstance(expected, dict):
         if not isinstance(actual, dict) or set(actual) != set(expected):
-            return f"{path} should be a dict with keys {sorted(expected)}"
+            return f"{path} should be a dict with keys {sorted(expected, key=str)}"
         for key in expected:
             problem = compare(actual[key], expected[key], rtol, atol, f"{path}[{key!r}]")
             if problem:
                 return problem
         return None
     if isinstance(expected, float):
-        ok = isinstance(actual, (int, float)) and math.isclose(actual, expected, rel_tol=rtol, abs_tol=atol)
-        return None if ok else f"{path} is {actual!r}, expected {expected!r}"
-    return None if actual == expected else f"{path} is {actual!r}, expected {expected!r}"
+        ok = type(actual) in (int, float) and math.isclose(actual, expected, rel_tol=rtol, abs_tol=atol)
+        return None if ok else f"{path} is {_shown(actual)}, expected {expected!r}"
+    same = type(actual) is type(expected) and actual == expected
+    return None if same else f"{path} is {_shown(actual)}, expected {expected!r}"
 
 
-def check_correct(spec, ctx: Context) -> CheckResult:
-    m = ctx.measurement
+def _shown(value) -> str:
+    if isinstance(value, dict) and OBJECT in value:
+        return f"a {value[OBJECT]}"
+    text = repr(value)  # plain data the judge built itself
+    return text if len(text) <= 200 else text[:200] + "..."
+
+
+@decides("correct")
+def check_correct(spec, ev: Evidence) -> CheckResult:
+    m = ev.measurement
     rtol, atol = spec.params.get("rtol", 1e-5), spec.params.get("atol", 1e-6)
-    for number, (actual, expected) in enumerate(zip(m.outputs, ctx.expected), start=1):
-        if isinstance(actual, BaseException):
-            return CheckResult.outcome(spec, False, f"Call {number} of {len(ctx.calls)} did not return, so nothing could be compared ({m.error['kind'].replace('_', ' ')}).")
+    outputs = list(m.outputs)
+    for number, (actual, expected) in enumerate(zip(outputs, ev.expected), start=1):
+        if m.error and number == len(outputs) and isinstance(actual, dict) and actual.get(OBJECT) == "exception":
+            return CheckResult.outcome(spec, False, f"Call {number} of {ev.calls} did not return, so nothing could be compared "
+                                       f"({m.error['kind'].replace('_', ' ')}).")
         problem = compare(actual, expected, rtol, atol)
         if problem:
-            return CheckResult.outcome(spec, False, f"Call {number} of {len(ctx.calls)} (inputs the grader drew): {problem}. "
+            return CheckResult.outcome(spec, False, f"Call {number} of {ev.calls} (inputs the grader drew): {problem}. "
                                        "Results are compared with the reference solution, not with your eager run.")
-    if len(m.outputs) < len(ctx.expected):
-        return CheckResult.outcome(spec, False, f"Only {len(m.outputs)} of {len(ctx.expected)} calls ran.")
-    return CheckResult.outcome(spec, True, f"All {len(ctx.expected)} outputs match the reference on the grader's inputs.")
+    if len(outputs) < len(ev.expected):
+        return CheckResult.outcome(spec, False, f"Only {len(outputs)} of {len(ev.expected)} calls ran.")
+    return CheckResult.outcome(spec, True, f"All {len(ev.expected)} outputs match the reference on the grader's inputs.")
 
 
-def check_answers(spec, ctx: Context) -> CheckResult:
-    name = spec.params.get("constant", "ANSWERS")
-    given = getattr(ctx.submission, name, None)
-    truth = ctx.truth.get(spec.name, {})
-    if not isinstance(given, dict):
-        return CheckResult.outcome(spec, False, f"Define {name} as a dict with the keys {sorted(truth)}.")
-    off = [k for k in truth if given.get(k) != truth[k]]
+# -- answers ----------------------------------------------------------------------------------------
+
+def normalised(value):
+    """An answer as the judge compares it: text without surrounding whitespace, numbers by value
+    (3, 3.0 and " 3 " are one answer; True is not 1), sequences item by item, mappings by key."""
+    if isinstance(value, bool) or value is None:
+        return ("atom", value)
+    if isinstance(value, (int, float)):
+        return ("number", float(value))
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            number = float(text)
+        except ValueError:
+            return ("text", text)
+        return ("number", number) if math.isfinite(number) else ("text", text)
+    if isinstance(value, (list, tuple)):
+        return ("sequence", tuple(normalised(item) for item in value))
+    if isinstance(value, dict):
+        if OBJECT in value:
+            return ("object", id(value))  # equal to nothing but itself
+        return ("mapping", tuple(sorted((str(k), normalised(v)) for k, v in value.items())))
+    return ("object", id(value))  # a tensor or anything else: compared by nothing but identity
+
+
+def same_answer(given, truth) -> bool:
+    a, b = normalised(given), normalised(truth)
+    if a[0] == b[0] == "number":
+        return math.isclose(a[1], b[1], rel_tol=1e-9, abs_tol=1e-12)
+    return a == b
+
+
+def _advice(truths: list) -> str:
+    """What to do, fitted to the kind of answer: counts are counted, text is read off what the experiment prints."""
+    flat = [t for t in truths if t is not None]
+    if flat and all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in flat):
+        return "Run the experiment in the lesson and count."
+    if flat and all(isinstance(t, str) for t in flat):
+        return "Run the experiment and read the answer off what it reports (surrounding spaces do not matter; the words do)."
+    return "Run the experiment in the lesson and compare with what it reports."
+
+
+ANSWERS_FACTS = Record({}, {"given": Plain(), "defined": Bool(), "function_defined": Bool(),
+                            "variants": ListOf(Either(Record({"value": Plain()}), Record({"raised": Text(1000)})), 1000),
+                            "measure_failed": Text(2000)})
+
+
+@decides("answers", facts=ANSWERS_FACTS)
+def check_answers(spec, ev: Evidence) -> CheckResult:
+    p = spec.params
+    lesson = _lesson(spec, ev.exercise)
+    if p.get("variants") and not (p.get("constant") and p.get("constant_truth")):
+        return _check_variants(spec, ev, lesson)
+    name = p.get("constant", "ANSWERS")
+    given = ev.facts.get("given")
+    truth = ev.reference.get("truth")
+    if not isinstance(truth, dict):
+        return CheckResult.outcome(spec, False, "The grader's own measurement gave no table of answers (a fault of the exercise).")
+    if not isinstance(given, dict) or OBJECT in given:
+        return CheckResult.outcome(spec, False, f"Define {name} as a dict with the keys {sorted(truth, key=str)}.")
+    off = [k for k in truth if not same_answer(given.get(k), truth[k])]
     missing = [k for k in off if given.get(k) is None]
     wrong = [k for k in off if k not in missing]
     if not missing and not wrong:
+        if p.get("variants"):
+            return _check_variants(spec, ev, lesson, examples=len(truth))
         return CheckResult.outcome(spec, True, f"All {len(truth)} answers in {name} match what the grader measured.")
     parts = []
     if missing:
-        parts.append(f"still unanswered: {', '.join(missing)}")
+        parts.append(f"still unanswered: {', '.join(map(str, missing))}")
     if wrong:
-        parts.append(f"not what the grader measured: {', '.join(wrong)}")
-    return CheckResult.outcome(spec, False, f"{name}: {'; '.join(parts)}. Run the experiment in the lesson and count. {_lesson(spec, ctx.exercise)}")
+        parts.append(f"not what the grader measured: {', '.join(map(str, wrong))}")
+    return CheckResult.outcome(spec, False, f"{name}: {'; '.join(parts)}. {_advice([truth[k] for k in off])} {lesson}")
 
 
-def check_speed(spec, ctx: Context) -> CheckResult:
-    device = timing.device_kind()
-    missing = [need for need in spec.needs if need == "cuda" and device != "cuda"]
-    if missing:
+def _check_variants(spec, ev: Evidence, lesson: str, examples: int = 0) -> CheckResult:
+    function = spec.params["function"]
+    truths = ev.reference.get("variant_truths") or []
+    variants = ev.reference.get("variants") or []
+    if not ev.facts.get("function_defined"):
+        return CheckResult.outcome(spec, False, f"Define a function `{function}`: the grader calls it with parameters it draws "
+                                   f"afresh on each grading ({len(truths)} this time) and compares with what it measures itself.")
+    got = ev.facts.get("variants") or []
+    for number, truth in enumerate(truths, start=1):
+        seen = got[number - 1] if number - 1 < len(got) else None
+        shown = ", ".join(f"{k}={v!r}" for k, v in (variants[number - 1] if number - 1 < len(variants) else {}).items())
+        if seen is None or "raised" in seen:
+            why = seen["raised"] if seen else "it was not called"
+            return CheckResult.outcome(spec, False, f"`{function}({shown})` raised {why}. {lesson}")
+        if not same_answer(seen["value"], truth):
+            return CheckResult.outcome(spec, False, f"`{function}({shown})` returned {_shown(seen['value'])}; the grader measured "
+                                       f"{truth!r} for these parameters (drawn afresh on each grading, so an answer copied from "
+                                       f"another run does not carry over). {_advice([truth])} {lesson}")
+    also = f"All {examples} answers in {spec.params['constant']} match, and " if examples else ""
+    return CheckResult.outcome(spec, True, f"{also}`{function}` agrees with what the grader measured on all {len(truths)} "
+                               "parameter sets it drew.")
+
+
+# -- speed ------------------------------------------------------------------------------------------
+
+SPEED_FACTS = Record({}, {"skipped": Text(40), "not_run": Bool(), "graphs": Int(0, 10**6), "measure_failed": Text(2000),
+                          "timing": Record({"ratio": Float(), "baseline_ms": Float(), "candidate_ms": Float(), "repeats": Int(0, 10**6)})})
+
+
+@decides("speed", facts=SPEED_FACTS, timing=lambda facts: dict(facts.get("timing") or {}))
+def check_speed(spec, ev: Evidence) -> CheckResult:
+    device = ev.device
+    if ev.facts.get("skipped") == "cuda" or ("cuda" in spec.needs and device != "cuda"):
         return CheckResult.skipped(spec, "Skipped: this speed check needs a CUDA GPU and none is present. It was not passed, only not run.")
-    if ctx.measurement.error:
+    failed = measure_failed(spec, ev)
+    if failed:
+        return failed
+    if ev.measurement.error or ev.facts.get("not_run"):
         return CheckResult.outcome(spec, False, "Not timed: the code did not compile and run cleanly (see the other checks).")
     thresholds = spec.params["min_ratio"]
     threshold = thresholds.get(device) if isinstance(thresholds, dict) else thresholds
     if threshold is None:
         return CheckResult.skipped(spec, f"Skipped: no speed threshold is set for {device}.")
-    args = ctx.calls[0]
-    baseline = ctx.entry
-    if spec.params.get("against", "eager") == "starter":
-        baseline = ctx.starter_entry()
-    candidate = torch.compile(ctx.entry, backend=spec.params.get("backend", "inductor"), **{
-        k: v for k, v in ctx.exercise.compile.items() if k in ("fullgraph", "dynamic")})
-    with torch.no_grad():
-        timed = timing.speed_ratio(baseline, candidate, copy.deepcopy(args),
-                                   warmup=spec.params.get("warmup", 3), repeats=spec.params.get("repeats", 15))
-    ctx.measurement.__dict__.setdefault("timings", {})[spec.name] = timed
+    timed = ev.facts["timing"]
+    against = spec.params.get("against", "eager")
+    if not ev.facts.get("graphs"):
+        return CheckResult.outcome(spec, False, f"No graph was compiled, so there is nothing compiled to time against {against}: "
+                                   f"code that runs eagerly is not a compiled speed-up. {_lesson(spec, ev.exercise)}")
     ok = timed["ratio"] >= threshold
-    return CheckResult.outcome(spec, ok, f"{timed['ratio']:.2f}x faster than {spec.params.get('against', 'eager')} "
+    return CheckResult.outcome(spec, ok, f"{timed['ratio']:.2f}x faster than {against} "
                                f"({timed['baseline_ms']:.3f} ms vs {timed['candidate_ms']:.3f} ms, median of {timed['repeats']}); "
                                f"needs {threshold}x on {device}.")
-
-
-def check_custom(spec, ctx: Context) -> CheckResult:
-    function = getattr(ctx.master, spec.params["function"])
-    ok, message = function(ctx)
-    return CheckResult.outcome(spec, bool(ok), message if ok else f"{message} {_lesson(spec, ctx.exercise)}")
-
-
-RUNNERS = {
-    # Kinds that a topic needs beyond these live in their own module of this package, which adds
-    # them here with @register; the package's __init__ imports every one of them.
-    "compiles": check_compiles,
-    "graphs": check_graphs,
-    "graph_breaks": check_graph_breaks,
-    "recompiles": check_recompiles,
-    "compiled_calls": check_compiled_calls,
-    "correct": check_correct,
-    "answers": check_answers,
-    "speed": check_speed,
-    "custom": check_custom,
-}
-
-
-def register(kind: str):
-    """Add a check kind implemented in another module; declare its parameters in exercise.CHECK_KINDS."""
-
-    def add(function):
-        RUNNERS[kind] = function
-        return function
-
-    return add
-
-
-def _run_one(spec, ctx: Context) -> CheckResult:
-    try:
-        return RUNNERS[spec.kind](spec, ctx)
-    except Exception as exc:  # a check must never take the whole grade down
-        return CheckResult.outcome(spec, False, f"This check could not run: {type(exc).__name__}: {exc}")
-
-
-def run_checks(ctx: Context, costly: bool = True) -> list[CheckResult]:
-    """Run every check, reported in the order the exercise declares them.
-
-    Structural checks run first. Timing checks (exercise.COSTLY_KINDS) run only when ``costly`` and
-    every structural check passed: a grade that already fails gains nothing from seconds of timing.
-    Otherwise they are reported as skipped, with the reason. ``costly="always"`` times them even
-    when the structure fails, so a benchmark can show what a starter's timing would have measured.
-    """
-    cheap = {spec.name: _run_one(spec, ctx) for spec in ctx.exercise.checks if spec.kind not in COSTLY_KINDS}
-    structure_ok = all(result.status != "failed" for result in cheap.values())
-    results = []
-    for spec in ctx.exercise.checks:
-        if spec.name in cheap:
-            results.append(cheap[spec.name])
-        elif not costly:
-            results.append(CheckResult.skipped(spec, "Not measured in this run: it grades structure only."))
-        elif not structure_ok and costly != "always":  # "always": benchmarks time starters too
-            results.append(CheckResult.skipped(spec, "Not timed: the other checks fail, so timing cannot change the grade. Fix those first."))
-        else:
-            results.append(_run_one(spec, ctx))
-    return results
-

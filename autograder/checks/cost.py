@@ -2,8 +2,9 @@
 before the graph runs (guard evaluation).
 
 Structural kinds are cheap and run in every grading; the timing kinds are in
-``exercise.COSTLY_KINDS`` and are skipped in structure-only runs. Like every check, these never
-touch ``torch._dynamo`` themselves: ``probe`` measures.
+``exercise.COSTLY_KINDS`` and are skipped in structure-only runs. The learner's process measures
+(``autograder.sandbox.kinds.cost``); these decide, in the judge, from what it sent. A timing with
+no graph compiled fails: there is nothing compiled to time.
 
 - ``guards``: the grader compiles the entry again with a keep-all-recording guard filter wrapped
   around the learner's own (``COMPILE_OPTIONS["guard_filter_fn"]``), runs the schedule, and checks
@@ -30,60 +31,29 @@ touch ``torch._dynamo`` themselves: ``probe`` measures.
 from __future__ import annotations
 
 import statistics
-import sys
 
-import torch
-
-from autograder.sandbox import probe
-from autograder.checks.core import Context, _lesson, register
-from autograder.format.exercise import starter_source
+from autograder.checks.core import _lesson, measure_failed
+from autograder.checks.evidence import Evidence
+from autograder.checks.facts import Bool, Float, Int, ListOf, Maybe, Plain, Record, Text
+from autograder.checks.registry import decides
 from autograder.format.result import CheckResult
 
-
-def _starter_module(ctx: Context):
-    master = ctx.prepared.get("_master_text") or ctx.exercise.master.read_text(encoding="utf-8")  # read before the drop (_child)
-    text = starter_source(master, ctx.exercise.id, ctx.exercise.title)
-    module = type(sys)("autograder_starter_cost")
-    torch.manual_seed(0)
-    exec(compile(text, "<starter>", "exec"), module.__dict__)
-    return module
+REPORT = Record({"offered": Int(0, 10**9), "kept": Int(0, 10**9), "compiles": Int(0, 10**7), "inputs": ListOf(Int(0, 10**7)),
+                 "graphs": Int(0, 10**7), "skipped_eval": ListOf(Bool()), "error": Maybe(Text(2000))})
 
 
-def _build(ctx: Context, module) -> tuple:
-    """(fresh entry, driver, guard-related options) of ``module`` (the submission or the starter)."""
-    made = getattr(module, ctx.exercise.entry)
-    if ctx.exercise.factory:
-        torch.manual_seed(0)
-        made = made()
-    driver = getattr(module, ctx.exercise.driver) if ctx.exercise.driver else None
-    options = {k: v for k, v in ctx.options.items() if k in ("fullgraph", "dynamic")}
-    chosen = getattr(module, "COMPILE_OPTIONS", {}) or {}
-    if isinstance(chosen, dict):
-        for key in ctx.exercise.submission_may_set:
-            if key in chosen:
-                options[key] = chosen[key]
-            elif key in options:
-                del options[key]
-    return made, driver, options
-
-
-def _guard_report(ctx: Context) -> dict:
-    cached = ctx.prepared.get("_guard_report")
-    if cached is None:
-        made, driver, options = _build(ctx, ctx.submission)
-        cached = ctx.prepared["_guard_report"] = probe.guard_report(made, ctx.calls, options, driver=driver)
-    return cached
-
-
-@register("guards")
-def check_guards(spec, ctx: Context) -> CheckResult:
+@decides("guards", facts=Record({}, {"report": REPORT, "config": Plain(), "measure_failed": Text(2000)}))
+def check_guards(spec, ev: Evidence) -> CheckResult:
     p = spec.params
-    report = _guard_report(ctx)
+    failed = measure_failed(spec, ev)
+    if failed:
+        return failed
+    report = ev.facts["report"]
     if report["error"]:
         return CheckResult.outcome(spec, False, f"Not measured: the schedule raised {report['error']}. The first failed check says why.")
     if report["graphs"] == 0:  # torch.compiler.disable and friends: nothing compiled, nothing guarded
         return CheckResult.outcome(spec, False, "No graph was compiled, so there are no guards to measure: code that "
-                                   f"runs eagerly is no fix for guard overhead. {_lesson(spec, ctx.exercise)}")
+                                   f"runs eagerly is no fix for guard overhead. {_lesson(spec, ev.exercise)}")
     problems = []
     said = [f"{report['kept']} of {report['offered']} guards kept over {report['compiles']} compile(s)"]
     if "max_kept" in p and report["kept"] > p["max_kept"]:
@@ -94,36 +64,40 @@ def check_guards(spec, ctx: Context) -> CheckResult:
         said.append(f"graph inputs per graph: {report['inputs']}")
         if any(n > p["max_inputs"] for n in report["inputs"]):
             problems.append(f"each graph may take at most {p['max_inputs']} input(s); parameters and buffers gathered as inputs are per-call work")
+    seen = ev.facts.get("config") if isinstance(ev.facts.get("config"), dict) else {}
     for key, value in (p.get("config") or {}).items():
-        now = probe.config_snapshot().get(key)
-        if now != value:
+        now = seen.get(key)
+        if type(now) is not type(value) or now != value:
             problems.append(f"torch._dynamo.config.{key} is {now!r} while your code runs; this exercise needs {value!r}")
     message = "; ".join(said) + "."
     if problems:
-        return CheckResult.outcome(spec, False, f"{message} But {'; '.join(problems)}. {_lesson(spec, ctx.exercise)}")
+        return CheckResult.outcome(spec, False, f"{message} But {'; '.join(problems)}. {_lesson(spec, ev.exercise)}")
     return CheckResult.outcome(spec, True, message)
 
 
-@register("subgraphs")
-def check_subgraphs(spec, ctx: Context) -> CheckResult:
-    m, p = ctx.measurement, spec.params
+@decides("subgraphs")
+def check_subgraphs(spec, ev: Evidence) -> CheckResult:
+    m, p = ev.measurement, spec.params
     calls = sum(1 for t in m.graph_targets if t == "invoke_subgraph")
     ok = calls >= p.get("min", 1) and m.graphs <= p.get("max_graphs", 1) and m.error is None
     message = (f"{calls} invoke_subgraph call(s) in {m.graphs} graph(s); expected at least {p.get('min', 1)} in at most "
                f"{p.get('max_graphs', 1)} graph(s).")
-    return CheckResult.outcome(spec, ok, message if ok else f"{message} {_lesson(spec, ctx.exercise)}")
+    return CheckResult.outcome(spec, ok, message if ok else f"{message} {_lesson(spec, ev.exercise)}")
 
 
-@register("stance_calls")
-def check_stance_calls(spec, ctx: Context) -> CheckResult:
-    report = _guard_report(ctx)
+@decides("stance_calls", facts=Record({}, {"report": REPORT, "measure_failed": Text(2000)}))
+def check_stance_calls(spec, ev: Evidence) -> CheckResult:
+    failed = measure_failed(spec, ev)
+    if failed:
+        return failed
+    report = ev.facts["report"]
     skipped = sum(report["skipped_eval"])
     wanted = spec.params.get("min", 1)
     if report["error"]:
-        return CheckResult.outcome(spec, False, f"The schedule raised {report['error']}. {_lesson(spec, ctx.exercise)}")
+        return CheckResult.outcome(spec, False, f"The schedule raised {report['error']}. {_lesson(spec, ev.exercise)}")
     ok = skipped >= wanted
-    message = f"{skipped} of {len(ctx.calls)} calls ran compiled code with guard evaluation skipped; expected at least {wanted}."
-    return CheckResult.outcome(spec, ok, message if ok else f"{message} {_lesson(spec, ctx.exercise)}")
+    message = f"{skipped} of {ev.calls} calls ran compiled code with guard evaluation skipped; expected at least {wanted}."
+    return CheckResult.outcome(spec, ok, message if ok else f"{message} {_lesson(spec, ev.exercise)}")
 
 
 def _fastest_ratio(pairs, floor: float) -> float:
@@ -133,62 +107,85 @@ def _fastest_ratio(pairs, floor: float) -> float:
     return min(b for b, _ in pairs) / max(min(a for _, a in pairs), floor)
 
 
-@register("compile_time")
-def check_compile_time(spec, ctx: Context) -> CheckResult:
-    if ctx.measurement.error:
+PAIRS = ListOf(ListOf(Float(), 2), 1000)
+
+
+def _untimed(spec, ev: Evidence) -> CheckResult | None:
+    failed = measure_failed(spec, ev)
+    if failed:
+        return failed
+    if ev.measurement.error or ev.facts.get("not_run"):
         return CheckResult.outcome(spec, False, "Not timed: the code did not compile and run cleanly (see the other checks).")
+    return None
+
+
+@decides("compile_time", facts=Record({}, {"not_run": Bool(), "seconds": PAIRS, "graphs": ListOf(Int(0, 10**7), 1000),
+                                           "backend": Text(60), "measure_failed": Text(2000)}))
+def check_compile_time(spec, ev: Evidence) -> CheckResult:
+    untimed = _untimed(spec, ev)
+    if untimed:
+        return untimed
     p = spec.params
-    backend, repeats = p.get("backend", "aot_eager"), p.get("repeats", 3)
-    starter = _starter_module(ctx)
-    ratios, pairs = [], []
-    for _ in range(repeats):  # interleaved: starter, submission, starter, submission, ...
-        made, driver, options = _build(ctx, starter)
-        before = probe.cold_compile_seconds(made, ctx.calls, backend, driver=driver, options=options, clock="compile")
-        made, driver, options = _build(ctx, ctx.submission)
-        after = probe.cold_compile_seconds(made, ctx.calls, backend, driver=driver, options=options, clock="compile")
-        pairs.append((before, after))
-        ratios.append(before / max(after, 1e-9))
+    pairs, backend = ev.facts["seconds"], ev.facts.get("backend", p.get("backend", "aot_eager"))
+    if not pairs or len(pairs) != len(ev.facts.get("graphs") or []) or any(len(pair) != 2 for pair in pairs):
+        return CheckResult.outcome(spec, False, "The grader's compile-time measurement is incomplete, so it cannot pass.")
+    if min(ev.facts["graphs"]) == 0:
+        return CheckResult.outcome(spec, False, "Your code compiled no graph in a cold run of the schedule, so there is no compile "
+                                   "time to compare: code that is not compiled is no faster compile. "
+                                   f"{_lesson(spec, ev.exercise)}")
     ratio = _fastest_ratio(pairs, floor=1e-9)  # of Dynamo's own compile time: the run part of a cold schedule is far noisier
-    timed = {"ratio": ratio, "ratios": ratios, "seconds": pairs, "backend": backend}
-    ctx.measurement.__dict__.setdefault("timings", {})[spec.name] = timed
     ok = ratio >= p["min_ratio"]
     message = (f"Cold compile of the schedule ({backend}, time Dynamo spent compiling): starter {statistics.median(b for b, _ in pairs):.2f} s, yours "
-               f"{statistics.median(a for _, a in pairs):.2f} s (medians); fastest run each: {ratio:.2f}x faster ({repeats} interleaved "
+               f"{statistics.median(a for _, a in pairs):.2f} s (medians); fastest run each: {ratio:.2f}x faster ({len(pairs)} interleaved "
                f"runs); needs {p['min_ratio']}x.")
-    return CheckResult.outcome(spec, ok, message if ok else f"{message} {_lesson(spec, ctx.exercise)}")
+    return CheckResult.outcome(spec, ok, message if ok else f"{message} {_lesson(spec, ev.exercise)}")
 
 
-@register("guard_time")
-def check_guard_time(spec, ctx: Context) -> CheckResult:
-    if ctx.measurement.error:
-        return CheckResult.outcome(spec, False, "Not timed: the code did not compile and run cleanly (see the other checks).")
+def compile_time_timing(facts: dict) -> dict:
+    pairs = facts.get("seconds") or []
+    return {"ratio": _fastest_ratio(pairs, 1e-9) if pairs else 0.0, "ratios": [b / max(a, 1e-9) for b, a in pairs],
+            "seconds": pairs, "backend": facts.get("backend"), "graphs": facts.get("graphs")}
+
+
+@decides("guard_time", facts=Record({}, {"not_run": Bool(), "lookup_us": PAIRS, "graphs": Int(0, 10**7), "against": Text(40),
+                                         "measure_failed": Text(2000)}))
+def check_guard_time(spec, ev: Evidence) -> CheckResult:
+    untimed = _untimed(spec, ev)
+    if untimed:
+        return untimed
     p = spec.params
-    against, repeats, rounds = p.get("against", "starter"), p.get("repeats", 5), p.get("rounds", 3)
-    defaults = probe.config_defaults(ctx.exercise.allow_config)
-    if against == "starter":
-        base_entry, base_driver, base_options = _build(ctx, _starter_module(ctx))
-    else:
-        base_entry, base_driver, base_options = _build(ctx, ctx.submission)
-        base_options.pop("guard_filter_fn", None)
-    with torch.no_grad():
-        probe.clean_state()
-        with probe.dynamo_config(defaults):
-            baseline = probe.compile_with(base_entry, "eager", base_options)
-            probe.lookup_us(baseline, ctx.calls, base_driver)  # compiles (warm-up)
-        made, driver, options = _build(ctx, ctx.submission)
-        candidate = probe.compile_with(made, "eager", options)
-        probe.lookup_us(candidate, ctx.calls, driver)
-        ratios, pairs = [], []
-        for _ in range(repeats):
-            before = probe.lookup_us(baseline, ctx.calls, base_driver, rounds, statistic="median")
-            after = probe.lookup_us(candidate, ctx.calls, driver, rounds, statistic="median")
-            pairs.append((before, after))
-            ratios.append(before / max(after, 1e-3))
-        probe.clean_state()
+    pairs, against = ev.facts["lookup_us"], p.get("against", "starter")
+    if not pairs or any(len(pair) != 2 for pair in pairs):
+        return CheckResult.outcome(spec, False, "The grader's guard-time measurement is incomplete, so it cannot pass.")
+    if not ev.facts.get("graphs"):
+        return CheckResult.outcome(spec, False, "Your code compiled no graph, so no guards were evaluated and there is nothing to "
+                                   f"compare: code that runs eagerly is no fix for guard overhead. {_lesson(spec, ev.exercise)}")
+    if any(value != value for pair in pairs for value in pair):  # NaN: the profiler saw no cache lookup
+        return CheckResult.outcome(spec, False, "The profiler recorded no cache lookup for one side, so guard evaluation could not "
+                                   f"be compared. {_lesson(spec, ev.exercise)}")
     ratio = _fastest_ratio(pairs, floor=1e-3)
-    ctx.measurement.__dict__.setdefault("timings", {})[spec.name] = {"ratio": ratio, "ratios": ratios, "lookup_us": pairs}
     ok = ratio >= p["min_ratio"]
     message = (f"Guard evaluation (profiler \"TorchDynamo Cache Lookup\", median per call): {against} "
                f"{statistics.median(b for b, _ in pairs):.1f} us, yours {statistics.median(a for _, a in pairs):.1f} us (medians); "
-               f"fastest round each: {ratio:.2f}x less ({repeats} interleaved rounds); needs {p['min_ratio']}x.")
-    return CheckResult.outcome(spec, ok, message if ok else f"{message} {_lesson(spec, ctx.exercise)}")
+               f"fastest round each: {ratio:.2f}x less ({len(pairs)} interleaved rounds); needs {p['min_ratio']}x.")
+    return CheckResult.outcome(spec, ok, message if ok else f"{message} {_lesson(spec, ev.exercise)}")
+
+
+def guard_time_timing(facts: dict) -> dict:
+    pairs = facts.get("lookup_us") or []
+    clean = [pair for pair in pairs if all(v == v for v in pair)]
+    return {"ratio": _fastest_ratio(clean, 1e-3) if clean else 0.0, "ratios": [b / max(a, 1e-3) for b, a in clean],
+            "lookup_us": pairs, "graphs": facts.get("graphs")}
+
+
+DECIDERS_TIMING = {"compile_time": compile_time_timing, "guard_time": guard_time_timing}
+
+
+def _attach_timings() -> None:
+    from autograder.checks.registry import DECIDERS
+
+    for kind, timing in DECIDERS_TIMING.items():
+        DECIDERS[kind].timing = timing
+
+
+_attach_timings()

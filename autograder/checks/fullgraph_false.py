@@ -2,8 +2,8 @@
 
 With ``fullgraph=False`` "passing" is not "one graph". It is: exactly the breaks the exercise
 allows and no others, no frame silently skipped, the heavy work inside graphs, and a strict
-setting (``error_on_graph_break(True)``) really in place where the task asks for one. Like every
-check, these read what ``probe.measure`` recorded and never touch ``torch._dynamo`` themselves:
+setting (``error_on_graph_break(True)``) really in place where the task asks for one. Decided in
+the judge from plain data (the probe's part: ``autograder.sandbox.kinds.fullgraph_false``):
 
 - ``breaks_allowed``: every break Dynamo handled (``Measurement.break_events``, recorded where
   Dynamo reports it, so breaks with no graph before them count too) is of an allowed *type*
@@ -14,20 +14,22 @@ check, these read what ``probe.measure`` recorded and never touch ``torch._dynam
   eagerly, which raises nothing under fullgraph=False), or none of ``functions`` when given (a
   small helper may be skipped by design, 2.5.5.6), and each of ``ops`` is in a graph: the heavy
   work really was compiled;
-- ``probe_variant``: the grader swaps a hidden variant of a helper (the master's function
-  ``variant``, the same helper with one more graph break) into the learner's module, measures
-  again, and expects the break to raise. That proves a guard (``error_on_graph_break(True)``) is in
-  place around the helper, whatever form it takes (decorator, ``with`` block, a strict caller).
-  The variant replaces the helper's *code*, so the learner's decorators and wrappers stay on it.
+- ``probe_variant``: the grader makes Dynamo meet a graph break at each call the helper's frame
+  makes, one site per run, without touching the helper's code, globals, decorators or ``with``
+  blocks, and expects every run to raise that break, located in the helper. That proves a strict
+  setting (``error_on_graph_break(True)``) covers the helper's work, whatever form it takes
+  (decorator, ``with`` block, a strict caller).
 """
 
 from __future__ import annotations
 
-import contextlib
+import ast
 import re
-import types
 
-from autograder.checks.core import Context, _lesson, _short, _where, describe_failure, register
+from autograder.checks.core import _lesson, _short, _where, describe_failure, measure_failed
+from autograder.checks.evidence import Evidence
+from autograder.checks.facts import Bool, Int, ListOf, Maybe, Record, Text
+from autograder.checks.registry import decides
 from autograder.format.explain import explain
 from autograder.format.result import CheckResult
 
@@ -75,22 +77,22 @@ def _section_of(event: dict) -> str:
     return explain(event.get("type") or event.get("reason", "")).section
 
 
-def _not_measured(spec, ctx: Context) -> CheckResult:
-    return CheckResult.outcome(spec, False, f"Not measured: {describe_failure(ctx.measurement.error)}. "
+def _not_measured(spec, ev: Evidence) -> CheckResult:
+    return CheckResult.outcome(spec, False, f"Not measured: {describe_failure(ev.measurement.error)}. "
                                "The first failed check says why.")
 
 
 # -- breaks_allowed ---------------------------------------------------------------------------------
 
-@register("breaks_allowed")
-def check_breaks_allowed(spec, ctx: Context) -> CheckResult:
-    m, allowed = ctx.measurement, list(spec.params.get("allowed", []))
+@decides("breaks_allowed")
+def check_breaks_allowed(spec, ev: Evidence) -> CheckResult:
+    m, allowed = ev.measurement, list(spec.params.get("allowed", []))
     if m.error and m.error["kind"] == "graph_break":
         return CheckResult.outcome(spec, False, f"{describe_failure(m.error)}. Under fullgraph=False a break is an error only where "
                                    "error_on_graph_break(True) (or fullgraph=True) is in effect: this break must be "
-                                   f"tolerated, or removed. {_lesson(spec, ctx.exercise)}")
+                                   f"tolerated, or removed. {_lesson(spec, ev.exercise)}")
     if m.error:
-        return _not_measured(spec, ctx)
+        return _not_measured(spec, ev)
     events = _distinct([event for event in m.break_events if event.get("user", True)])
     unexpected = [event for event in events if not event_allowed(event, allowed)]
     wanted = [str(kind) for kind in spec.params.get("required", [])]
@@ -102,10 +104,10 @@ def check_breaks_allowed(spec, ctx: Context) -> CheckResult:
         more = f" (and {len(unexpected) - 1} more)" if len(unexpected) > 1 else ""
         return CheckResult.outcome(spec, False, f"{len(events)} distinct break(s); {len(unexpected)} not allowed here: "
                                    f"{_describe_event(first)}{more}. Allowed here: {shown}. (Lesson section(s) "
-                                   f"{', '.join(sections)} explain these breaks.) {_lesson(spec, ctx.exercise)}")
+                                   f"{', '.join(sections)} explain these breaks.) {_lesson(spec, ev.exercise)}")
     if missing:
         return CheckResult.outcome(spec, False, f"The break \"{missing[0]}\" is gone, and this task keeps it: it is in code the task says "
-                                   f"you may not change, so tolerate it instead of removing it. {_lesson(spec, ctx.exercise)}")
+                                   f"you may not change, so tolerate it instead of removing it. {_lesson(spec, ev.exercise)}")
     if not events:
         return CheckResult.outcome(spec, True, "No graph break at all.")
     kinds = sorted({event["type"] for event in events})
@@ -149,11 +151,11 @@ def _frame_of(function: str, names: list[str]) -> bool:
     return function == "?" or any(function == name or function.startswith(f"torch_dynamo_resume_in_{name}_at_") for name in names)
 
 
-@register("skipped_frames")
-def check_skipped_frames(spec, ctx: Context) -> CheckResult:
-    m = ctx.measurement
+@decides("skipped_frames")
+def check_skipped_frames(spec, ev: Evidence) -> CheckResult:
+    m = ev.measurement
     if m.error:
-        return _not_measured(spec, ctx)
+        return _not_measured(spec, ev)
     only = list(spec.params.get("functions", []))
     skipped = [site for site in m.skipped_sites if site.get("user") and (not only or _frame_of(site.get("function", ""), only))]
     if skipped:
@@ -166,13 +168,13 @@ def check_skipped_frames(spec, ctx: Context) -> CheckResult:
             "`try` block (lesson sections 2.5.5.1 to 2.5.5.3)")
         return CheckResult.outcome(spec, False, f"Dynamo skipped {_frame_name(site.get('function', '?'))}{where} and ran it "
                                    f"eagerly, without any error: {why}. The break: \"{site.get('type', '')}\". "
-                                   f"{len(skipped)} frame(s) skipped in all. {_lesson(spec, ctx.exercise)}")
+                                   f"{len(skipped)} frame(s) skipped in all. {_lesson(spec, ev.exercise)}")
     wanted = list(spec.params.get("ops", []))
     names = op_names(m.graph_targets)
     missing = [op for op in wanted if op not in names]
     if missing:
         return CheckResult.outcome(spec, False, f"No graph holds {', '.join(missing)} ({m.graphs} graph(s) compiled): the heavy work "
-                                   f"ran in plain Python, outside every graph. {_lesson(spec, ctx.exercise)}")
+                                   f"ran in plain Python, outside every graph. {_lesson(spec, ev.exercise)}")
     held = f"; the graphs hold {', '.join(wanted)}" if wanted else ""
     scope = f" among {', '.join(f'`{name}`' for name in only)}" if only else " of your code"
     return CheckResult.outcome(spec, True, f"No frame{scope} was skipped{held}.")
@@ -180,95 +182,60 @@ def check_skipped_frames(spec, ctx: Context) -> CheckResult:
 
 # -- probe_variant ----------------------------------------------------------------------------------
 
-def _resolve(module, dotted: str):
-    value = module
+PROBE_FACTS = Record({}, {"not_run": Bool(), "helper_missing": Bool(), "first_line": Int(0, 10**7), "sites": Int(0, 10**6),
+                          "measure_failed": Text(2000),
+                          "runs": ListOf(Record({"line": Maybe(Int()), "placed": Bool(), "graphs": Int(0, 10**7), "error": Maybe(
+                              Record({}, {"kind": Text(40), "gb_type": Text(2000), "message": Text(20_000), "file": Text(4000),
+                                          "line": Maybe(Int()), "function": Text(400)}))}), 64)})
+
+
+def helper_lines(source: str, dotted: str) -> tuple[int, int] | None:
+    """First and last line of the file's function ``dotted`` ("hot", "Block.forward"), from the text itself."""
+    try:
+        scope = ast.parse(source).body
+    except (SyntaxError, ValueError, RecursionError):
+        return None
+    node = None
     for part in dotted.split("."):
-        value = getattr(value, part)
-    return value
+        node = next((n for n in scope if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part), None)
+        if node is None:
+            return None
+        scope = node.body
+    start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+    return start, node.end_lineno or node.lineno
 
 
-def _functions_with_code(root, code, depth: int = 0, seen=None) -> list[types.FunctionType]:
-    """The plain functions reachable from ``root`` (through wrappers, closures, bound methods) whose
-    code has the same name and file as ``code``: the helper under whatever the learner wrapped it in."""
-    seen = set() if seen is None else seen
-    if id(root) in seen or depth > 6:
-        return []
-    seen.add(id(root))
-    found = []
-    if isinstance(root, types.FunctionType):
-        if root.__code__.co_name == code.co_name and root.__code__.co_filename == code.co_filename:
-            found.append(root)
-        for cell in root.__closure__ or ():
-            with contextlib.suppress(ValueError):
-                found += _functions_with_code(cell.cell_contents, code, depth + 1, seen)
-    for attribute in ("__wrapped__", "__func__", "_torchdynamo_orig_callable", "fn", "func"):
-        try:
-            inner = getattr(root, attribute, None) if not isinstance(root, type) else None
-        except Exception:  # noqa: BLE001 - a property of the learner's object; nothing to follow there
-            inner = None
-        if inner is not None and callable(inner):
-            found += _functions_with_code(inner, code, depth + 1, seen)
-    return found
-
-
-def _original_code(submission, dotted: str, filename: str):
-    """(the code object of the helper as the learner's file defines it, the module attribute holding it)."""
-    target = _resolve(submission, dotted)
-    stub = types.SimpleNamespace(co_name=dotted.split(".")[-1], co_filename=filename)
-    functions = _functions_with_code(target, stub)
-    if not functions:
-        raise LookupError(dotted)
-    return functions[0].__code__, target
-
-
-@contextlib.contextmanager
-def substituted(submission, dotted: str, variant, filename: str):
-    """Give the learner's helper ``dotted`` the code of ``variant`` while the block runs."""
-    code, target = _original_code(submission, dotted, filename)
-    functions = _functions_with_code(target, code)
-    for value in vars(submission).values():  # the same helper reached from elsewhere (a class, a wrapper)
-        if value is not target:
-            functions += [f for f in _functions_with_code(value, code) if f.__code__ is code and f not in functions]
-    functions = [f for f in functions if f.__code__ is code]
-    new_code = variant.__code__
-    if not functions:
-        raise LookupError(dotted)
-    for function in functions:
-        if len(function.__code__.co_freevars) != len(new_code.co_freevars):
-            raise TypeError(f"{dotted} closes over local variables; the grader's variant cannot replace it")
-    for function in functions:
-        function.__code__ = new_code
-    try:
-        yield len(functions)
-    finally:
-        for function in functions:
-            function.__code__ = code
-
-
-@register("probe_variant")
-def check_probe_variant(spec, ctx: Context) -> CheckResult:
-    from autograder.sandbox import probe
-
-    if ctx.measurement.error:
-        return _not_measured(spec, ctx)
-    helper, variant = spec.params["helper"], getattr(ctx.master, spec.params["variant"])
-    expect = spec.params.get("expect_type")
-    try:
-        with substituted(ctx.submission, helper, variant, ctx.submission_file):
-            probed = probe.measure(ctx.entry, ctx.calls[:1], ctx.options, prefer_file=ctx.submission_file, driver=ctx.driver)
-    except (AttributeError, LookupError):
+@decides("probe_variant", facts=PROBE_FACTS)
+def check_probe_variant(spec, ev: Evidence) -> CheckResult:
+    helper = spec.params["helper"]
+    expect = spec.params.get("expect_type") or "Call to `torch._dynamo.graph_break()`"
+    lesson = _lesson(spec, ev.exercise)
+    failed = measure_failed(spec, ev)
+    if failed:
+        return failed
+    if ev.measurement.error or ev.facts.get("not_run"):
+        return _not_measured(spec, ev)
+    span = helper_lines(ev.source, helper)
+    if ev.facts.get("helper_missing") or span is None:
         return CheckResult.outcome(spec, False, f"Your file must keep the function `{helper}` and call it: the grader probes it. "
-                                   f"`python -m autograder reset {ctx.exercise.id}` restores the starting file.")
-    except TypeError as exc:
-        return CheckResult.outcome(spec, False, f"{exc}. Keep `{helper}` a plain function of your file.")
-    error = probed.error
-    if error and error["kind"] == "graph_break" and (not expect or error.get("gb_type") == expect):
-        return CheckResult.outcome(spec, True, f"The grader gave `{helper}` one more graph break, and your code raised "
-                                   f"\"{error.get('gb_type') or error['message'].splitlines()[0]}\": the strict setting is in place.")
-    if error:
-        return CheckResult.outcome(spec, False, f"The grader gave `{helper}` one more graph break; your code failed, but not at that "
-                                   f"break: {describe_failure(error)}. {_lesson(spec, ctx.exercise)}")
-    return CheckResult.outcome(spec, False, f"The grader gave `{helper}` one more graph break (a hidden variant of it), and your code "
-                               f"ran without an error ({probed.graphs} graph(s)): nothing makes a break in `{helper}` an error, so "
-                               f"a new break there would go unnoticed. Keep error_on_graph_break(True) in effect around it. "
-                               f"{_lesson(spec, ctx.exercise)}")
+                                   f"`python -m autograder reset {ev.exercise.id}` restores the starting file.")
+    runs = ev.facts.get("runs") or []
+    if not runs:
+        return CheckResult.outcome(spec, False, f"Dynamo never traced a call inside `{helper}`, so no break there could be tested: "
+                                   f"`{helper}` must run compiled (not disabled, not skipped) as part of the graded code. {lesson}")
+    name = helper.split(".")[-1]
+    for run in runs:
+        error = run.get("error") or {}
+        at = f"line {run['line']}" if run.get("line") else "one of its calls"
+        inside = (error.get("function") == name and isinstance(error.get("line"), int) and span[0] <= error["line"] <= span[1])
+        if error.get("kind") == "graph_break" and error.get("gb_type") == expect and inside:
+            continue
+        if error:
+            return CheckResult.outcome(spec, False, f"The grader put a graph break in `{helper}` at {at}; your code failed, but not "
+                                       f"with that break inside `{helper}`: {describe_failure(error)}. {lesson}")
+        return CheckResult.outcome(spec, False, f"The grader put a graph break in `{helper}` at {at}, and your code ran without an "
+                                   f"error ({run.get('graphs', 0)} graph(s)): nothing makes a break there an error, so a new break "
+                                   f"in `{helper}` would go unnoticed. Keep error_on_graph_break(True) in effect around all of "
+                                   f"`{helper}`'s work. {lesson}")
+    return CheckResult.outcome(spec, True, f"The grader put a graph break at each call `{helper}` makes ({len(runs)} in all), one "
+                               f"at a time, and each raised \"{expect}\": the strict setting covers `{helper}`.")

@@ -1,8 +1,8 @@
 """Check kinds for chapters 7 and 8: reading what the compiler did, and reporting what it got wrong.
 
 - ``reproducer``: the learner's file is a minimal reproducer of a compiler failure. The grader
-  imports it in a fresh interpreter (``probe.run_reproducer``) and calls ``entry(*inputs())`` eagerly
-  and compiled with each backend. It must fail under ``backend`` the way the original program does
+  runs it in a process of its own (``autograder.sandbox.kinds.reporting``, forked before anything
+  of the submission is imported) and calls ``entry(*inputs())`` eagerly and compiled with each backend. It must fail under ``backend`` the way the original program does
   (the same exception type and message, raised inside torch; or results that differ from eager),
   match eager under every backend of ``passes``, import nothing but torch and the standard library,
   and fit in ``max_lines`` lines of code. With ``culprit`` ("ns::op"), the failure must go away when
@@ -10,13 +10,16 @@
   another one. A file that raises the error itself (``raise``, ``torch._check(False, ...)``,
   ``torch.testing.assert_close``) fails: the error must come out of torch's own code. ``constant``
   names a module constant that must equal ``backend`` (the learner states the failing stage). The
-  static rules (imports, lines, constant) are checked first; a file that breaks one is not run.
+  static rules (imports, lines, constant) are the judge's, read from the exact text the grader
+  scanned; a file that breaks one is not run. Which frames of an error are the reproducer's and
+  which are torch's is decided where it ran, by the identity of code objects and module
+  namespaces, never by file names.
 
 Questions about logs and traces use the ``answers`` kind: the master's truth function produces the
 same log or trace itself (``probe.call_log``, ``probe.structured_trace``) before the submission runs.
 ``starter_line`` turns a line of the master into the line the learner sees in the starting file.
 
-Nothing here touches ``torch._dynamo``: the runs happen in ``probe``.
+Decided in the judge, from plain data.
 """
 
 from __future__ import annotations
@@ -24,9 +27,16 @@ from __future__ import annotations
 import ast
 import sys
 
-from autograder.checks.core import Context, _lesson, register
-from autograder.sandbox.probe import run_reproducer
+from autograder.checks.core import _lesson, measure_failed
+from autograder.checks.evidence import Evidence
+from autograder.checks.facts import Bool, DictOf, Either, Int, ListOf, Maybe, Record, Text
+from autograder.checks.registry import decides
 from autograder.format.result import CheckResult
+
+# torch's helpers that raise on request: a reproducer that calls one raises the error itself.
+RAISING_HELPERS = {"_check", "_check_with", "_check_value", "_check_type", "_check_index", "_check_is_size",
+                   "_check_not_implemented", "_check_tensor_all", "_check_tensor_all_with", "_assert", "_assert_async",
+                   "assert_close", "assert_allclose"}
 
 def starter_line(master_path: str, line: int) -> int:
     """The line number, in the generated starting file, of line ``line`` of the master.
@@ -107,54 +117,71 @@ def raised_by_hand(run: dict) -> str | None:
         return f"it is raised outside torch, at {last['file'].rsplit('/', 1)[-1]}:{last['line']} (`{last['code']}`)"
     if own and own[-1] + 1 < len(frames):
         called = frames[own[-1] + 1]
-        from autograder.sandbox.probe import _RAISING_HELPERS
-
-        if called["function"] in _RAISING_HELPERS or "/torch/testing/" in called["file"]:
+        if called["function"] in RAISING_HELPERS or "/torch/testing/" in called["file"]:
             return (f"your file calls torch's `{called['function']}` to raise it (line {frames[own[-1]]['line']}: "
                     f"`{frames[own[-1]]['code']}`); the error must come from torch doing the work")
     return None
 
 
-@register("reproducer")
-def check_reproducer(spec, ctx: Context) -> CheckResult:
+def static_problems(source: str, params: dict) -> list[str]:
+    """The rules a reader checks before running a reproducer: small, standalone, names the backend."""
+    problems: list[str] = []
+    backend = params["backend"]
+    try:
+        lines, budget = code_lines(source), params.get("max_lines", 40)
+        foreign = foreign_imports(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return ["Python cannot parse it"]
+    if lines > budget:
+        problems.append(f"it has {lines} lines of code, more than the budget of {budget} (blank lines, comments and the "
+                        "docstring do not count): cut everything the failure does not need")
+    if foreign:
+        problems.append(f"it imports {', '.join(foreign)}: a reproducer uses only torch and the standard library, so that "
+                        "whoever reads the report can run it as it is")
+    if params.get("constant"):
+        named = _constant(source, params["constant"])
+        if named != backend:
+            problems.append(f"{params['constant']} is {named!r}; name the first backend that fails (an ablation finds it: "
+                            "eager, aot_eager, aot_eager_decomp_partition, inductor)")
+    return problems
+
+
+FRAME = Record({"where": Text(10), "file": Text(4000), "line": Maybe(Int()), "function": Text(400), "code": Text(4000)})
+RUN = Record({"status": Text(20)}, {"type": Text(200), "message": Text(4000), "root_type": Text(200), "root_message": Text(2000),
+                                    "frames": ListOf(FRAME, 40)})
+REPORT = Either(Record({"error": Text(2000)}), Record({"not_run": Bool()}),
+                Record({"import": Maybe(RUN), "runs": DictOf(RUN, max_len=20)}, {"culprit": Either(Text(20), RUN)}))
+
+
+@decides("reproducer", facts=Record({"report": REPORT}, {"measure_failed": Text(2000)}))
+def check_reproducer(spec, ev: Evidence) -> CheckResult:
     p = spec.params
     backend = p["backend"]
     passes = list(p.get("passes", ["eager"]))
     failure = p.get("failure", "exception")
-    source = open(ctx.submission_file, encoding="utf-8").read()
-    problems: list[str] = []
+    source = ev.source
     good: list[str] = []
-
-    # What a reader of the report sees first: small, standalone, names the backend.
-    lines, budget = code_lines(source), p.get("max_lines", 40)
-    if lines > budget:
-        problems.append(f"it has {lines} lines of code, more than the budget of {budget} (blank lines, comments and the "
-                        "docstring do not count): cut everything the failure does not need")
-    foreign = foreign_imports(source)
-    if foreign:
-        problems.append(f"it imports {', '.join(foreign)}: a reproducer uses only torch and the standard library, so that "
-                        "whoever reads the report can run it as it is")
-    if p.get("constant"):
-        named = _constant(source, p["constant"])
-        if named != backend:
-            problems.append(f"{p['constant']} is {named!r}; name the first backend that fails (an ablation finds it: "
-                            "eager, aot_eager, aot_eager_decomp_partition, inductor)")
-
-    if problems:  # not run yet: a reader would not get this far either (and running a long program costs seconds)
+    failed = measure_failed(spec, ev)
+    if failed:
+        return failed
+    problems = static_problems(source, p)
+    lines = code_lines(source) if not problems or "parse" not in problems[0] else 0
+    if problems:  # not run: a reader would not get this far either (and running a long program costs seconds)
         return CheckResult.outcome(spec, False, "Your reproducer: " + "; ".join(problems) + ". The grader runs it once "
-                                   "these are fixed. " + _lesson(spec, ctx.exercise))
-    report = run_reproducer(ctx.submission_file, entry=ctx.exercise.entry, inputs=p.get("inputs", "make_inputs"),
-                            backends=[backend, *passes], culprit=p.get("culprit"), timeout=p.get("timeout", 120))
+                                   "these are fixed. " + _lesson(spec, ev.exercise))
+    report = ev.facts["report"] if isinstance(ev.facts.get("report"), dict) else {"error": "no report"}
+    if report.get("not_run"):
+        return CheckResult.outcome(spec, False, "Your reproducer was not run. " + _lesson(spec, ev.exercise))
     if report.get("error"):
         problems.append(report["error"])
     elif report.get("import"):
         problems.append(f"importing it raised {report['import']['type']}: {_first_line(report['import']['message'])}; "
-                        f"it must define `{ctx.exercise.entry}` and `{p.get('inputs', 'make_inputs')}` and run nothing on import")
+                        f"it must define `{ev.exercise.entry}` and `{p.get('inputs', 'make_inputs')}` and run nothing on import")
     else:
         runs = report["runs"]
         reference = runs.get("reference", {})
         if reference.get("status") != "ok":
-            problems.append(f"`{ctx.exercise.entry}(*{p.get('inputs', 'make_inputs')}())` already fails without torch.compile "
+            problems.append(f"`{ev.exercise.entry}(*{p.get('inputs', 'make_inputs')}())` already fails without torch.compile "
                             f"({reference.get('type')}: {_first_line(reference.get('message', ''))}); the bug is in the compiler, "
                             "so plain eager must work")
         else:
@@ -199,6 +226,6 @@ def check_reproducer(spec, ctx: Context) -> CheckResult:
                     problems.append(f"it still fails under backend={backend!r} with the decomposition of {p['culprit']} removed, "
                                     "so it reproduces some other failure, not the original one")
     if problems:
-        return CheckResult.outcome(spec, False, "Your reproducer: " + "; ".join(problems) + ". " + _lesson(spec, ctx.exercise))
+        return CheckResult.outcome(spec, False, "Your reproducer: " + "; ".join(problems) + ". " + _lesson(spec, ev.exercise))
     return CheckResult.outcome(spec, True, f"Your reproducer ({lines} lines, torch and the standard library only) "
                                + " and ".join(good) + ".")

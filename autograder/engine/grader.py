@@ -1,18 +1,29 @@
-"""``grade()``: the one call every front end (CLI, pytest plugin, notebook, nbgrader) goes through."""
+"""``grade()``: the one call every front end (CLI, pytest plugin, notebook, nbgrader) goes through.
+
+It reads the submission once (``format.loader``), refuses a coding cookie other than UTF-8, runs
+the static policy on that text, and hands the same text to the judge (``engine/judge.py``), which
+sends it on to the learner's process: what runs is exactly what was read and scanned. A grading
+the machine stopped (``cause: "machine"``) is retried once, and reported as the grader's problem.
+"""
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import re
 import secrets
-import tempfile
+import sys
 import time
 from pathlib import Path
 
+from autograder.engine.runner import run_child
 from autograder.format import exercise as exercise_format
 from autograder.format.loader import load_submission
 from autograder.format.result import ERROR, FAILED, CheckResult, Result, settle
-from autograder.engine.runner import run_child
-from autograder.format.scan import scan
+
+# PEP 263: a coding declaration on line 1 or 2.
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_UTF8_NAMES = {"utf-8", "utf8", "utf_8", "u8", "utf", "cp65001", "utf-8-sig", "utf_8_sig"}
 
 
 def _error(exercise, path: str, message: str, seed=None, output_tail: str = "", **extra) -> Result:
@@ -24,37 +35,110 @@ def _error(exercise, path: str, message: str, seed=None, output_tail: str = "", 
                   output_tail=output_tail, **extra)
 
 
+def coding_problem(text: str) -> str | None:
+    """Why the file's PEP 263 coding declaration is refused (any encoding but UTF-8), or None."""
+    for number, line in enumerate(text.encode("utf-8").splitlines()[:2], start=1):
+        match = _CODING.match(line)
+        if match:
+            name = match[1].decode("ascii", "replace").lower()
+            if name not in _UTF8_NAMES:
+                return (f"Line {number} of your file declares the encoding {name!r}. The grader reads every file as UTF-8: "
+                        "remove the coding line, or make it `# -*- coding: utf-8 -*-`, then check again.")
+            return None
+        if not line.strip().startswith(b"#") and line.strip():
+            return None  # a declaration only counts on the first two lines, above any code
+    return None
+
+
+def link_problem(target: Path) -> str | None:
+    """Why a submission path is refused: a symbolic link, or a file that resolves outside the folder it
+    was submitted in (a link to the reference solution would be read by a grader that may read it)."""
+    if os.path.islink(target):
+        return (f"Your submission {target.name} is a symbolic link (to {os.readlink(target)}), not a file. Submit the file itself, "
+                "then check again.")
+    if Path(target).resolve().parent != Path(target).parent.resolve():
+        return f"Your submission {target.name} resolves outside the folder it was submitted in. Submit the file itself."
+    return None
+
+
+def static_findings(source: str, exercise) -> list:
+    """The static policy's findings on ``source``: ``format.policy.check`` where it exists, else the scan."""
+    try:
+        from autograder.format import policy
+    except ImportError:
+        policy = None
+    if policy is not None and hasattr(policy, "check"):
+        return list(policy.check(source, exercise))
+    from autograder.format.scan import scan
+
+    return list(scan(source, exercise.scan_allow))
+
+
+def environment_problem() -> str | None:
+    """Why this interpreter cannot grade at all (no torch), or None: never the learner's file."""
+    if importlib.util.find_spec("torch") is None:
+        return (f"This Python ({sys.executable}) has no torch, so it cannot grade anything: your file was not looked at. "
+                "Run `./course check ID`, or `.venv/bin/python -m autograder ...`, which use the course's environment.")
+    return None
+
+
 def grade(exercise_id: str, path: str | os.PathLike | None = None, *, seed: int | None = None,
           timeout: float | None = None, warm: bool | None = None, costly: bool | str = True) -> Result:
     """Grade ``path`` (default: the learner's working copy in ``exercises/``) as exercise ``exercise_id``.
 
-    ``warm=True`` runs the child forked from a warm worker that has torch imported already
-    (about 0.5 s instead of 3 s; see zygote.py); the default is cold unless the environment
+    ``warm=True`` runs the judge forked from a warm worker that has torch imported already
+    (about 0.2 s instead of 3 s; see zygote.py); the default is cold unless the environment
     variable AUTOGRADER_WARM is 1. ``costly=False`` skips timing checks (reported as skipped), for
     structure-only runs such as the cheat corpus; ``costly="always"`` runs them even when the
     structure fails (benchmarks/cost_verdicts.py, to see a starter's timing).
 
     Raises KeyError for an unknown exercise and FileNotFoundError for a missing file; every other
-    outcome, including a crash, a hang or a syntax error in the submission, is a Result.
+    outcome, including a crash, a hang or a syntax error in the submission, is a Result. A Result
+    whose ``extra["stage"]`` is ``"environment"`` says this interpreter cannot grade at all.
     """
     exercise = exercise_format.load(exercise_id)
+    return grade_exercise(exercise, path, seed=seed, timeout=timeout, warm=warm, costly=costly)
+
+
+def grade_exercise(exercise, path=None, *, seed=None, timeout=None, warm=None, costly=True) -> Result:
+    """``grade()`` for an already parsed exercise (any master path, e.g. a test's own)."""
     target = Path(path) if path is not None else exercise.starter
     if not target.is_file():
         raise FileNotFoundError(str(target))
-    target = target.resolve()
     shown = str(path) if path is not None else exercise.rel(exercise.starter)
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     started = time.perf_counter()
+    problem = environment_problem()
+    if problem:
+        result = _error(exercise, shown, problem, seed)
+        result.extra["stage"] = "environment"
+        return result
 
+    linked = link_problem(target)
+    if linked:
+        result = _error(exercise, shown, linked, seed)
+        result.extra["stage"] = "load"
+        return result
     loaded = load_submission(target)
     if loaded.source is None:
-        return _error(exercise, shown, loaded.problem, seed)
-    findings = scan(loaded.source, exercise.scan_allow)
-    with tempfile.TemporaryDirectory(prefix="autograder-sub-") as holder:
-        if loaded.kind == "ipynb":  # the child imports Python; give it the notebook's code cells
-            target = Path(holder) / f"{exercise.id}.py"
-            target.write_text(loaded.source, encoding="utf-8")
-        result = _run(exercise, target, shown, seed, timeout, warm, costly)
+        result = _error(exercise, shown, loaded.problem, seed)
+        result.extra["stage"] = "load"
+        return result
+    cookie = coding_problem(loaded.source)
+    if cookie:
+        result = _error(exercise, shown, cookie, seed)
+        result.extra["stage"] = "load"
+        return result
+    findings = static_findings(loaded.source, exercise)
+    job = {"master": str(exercise.master), "seed": seed, "costly": costly, "source": loaded.source,
+           "filename": str(target.resolve())}
+    result = _run(exercise, job, shown, seed, timeout, warm)
+    if result.extra.get("cause") == "machine":  # stopped from outside, not by the learner's code: once more
+        first = result.message
+        result = _run(exercise, job, shown, seed, timeout, warm)
+        result.extra.update({"attempts": 2, "first_attempt": first})
+        if result.extra.get("cause") == "machine":
+            result.message += " (The grader retried once: it was stopped both times.)"
     if findings:
         result.extra["scan"] = [str(f) for f in findings]
         if result.status != ERROR:
@@ -72,10 +156,8 @@ def _void(result: Result, message: str) -> None:
     result.message = message
 
 
-def _run(exercise, target: Path, shown: str, seed: int, timeout, warm, costly) -> Result:
+def _run(exercise, job: dict, shown: str, seed: int, timeout, warm) -> Result:
     limit = timeout if timeout is not None else exercise.timeout
-    job = {"root": str(exercise_format.ROOT), "master": str(exercise.master), "submission": str(target), "seed": seed,
-           "costly": costly}
     if warm is None:
         warm = os.environ.get("AUTOGRADER_WARM") == "1"
     if warm:
@@ -84,34 +166,40 @@ def _run(exercise, target: Path, shown: str, seed: int, timeout, warm, costly) -
         run = shared_runner().run(job, limit)
     else:
         run = run_child(job, limit)
-    payload = run.payload
-    sandbox = (payload or {}).get("sandbox")
+    verdict = run.payload
     if run.timed_out:
-        result = _error(exercise, shown, f"Grading stopped after {limit:.0f} s. Does your code loop forever, or wait for input? "
-                        "Run the file yourself to see where it hangs.", seed, run.output_tail)
-    elif payload is None:
+        result = _error(exercise, shown, f"The grader itself did not finish within {limit:.0f} s plus its margin: a fault of the "
+                        "grader or a machine under heavy load, not of your file. Check again.", seed)
+        result.extra.update({"cause": "machine", "stage": "machine"})
+        return result
+    if verdict is None:
         how = f"exit status {run.returncode}" if run.returncode is not None else "its worker was killed with it"
-        result = _error(exercise, shown, f"The grading process died ({how}) before it could report. "
-                        "Your code may crash Python, exit the process, or use too much memory; run the file yourself to see.",
-                        seed, run.output_tail)
-    elif not payload.get("ok"):
-        result = _error(exercise, shown, payload.get("message", "The grader could not run your file."), seed, run.output_tail,
-                        torch=payload.get("torch", ""), device=payload.get("device", ""))
-    else:
-        result = Result(exercise=exercise.id, status=FAILED, score=0, max_score=exercise.max_score,
-                        checks=[CheckResult(**c) for c in payload["checks"]], measurements=payload["measurements"],
-                        submission=shown, torch=payload["torch"], device=payload["device"], seed=seed,
-                        lesson=exercise.rel(exercise.lesson), output_tail=run.output_tail)
-        settle(result)
-        violations = payload.get("violations") or []
-        if violations:
-            result.extra["violations"] = violations
-            _void(result, "Integrity: " + "; ".join(violations) + ". Fix the code itself instead.")
-        elif not result.passed:
-            first = result.failed_checks()[0]
-            result.message = first.message
-        else:
-            result.message = f"Passed: {result.score}/{result.max_score}."
-    if sandbox:
-        result.extra["sandbox"] = sandbox  # what confined the child: limits, network, the user it ran as
+        result = _error(exercise, shown, f"The grading was stopped from outside ({how}) before it could report. Check again; "
+                        "if it keeps happening, the machine may be short of memory.", seed)
+        result.extra.update({"cause": "machine", "stage": "machine", "grader_output": run.output_tail[-2000:]})
+        return result
+    extra = {"sandbox": verdict.get("sandbox") or []}
+    if not verdict.get("ok"):
+        result = _error(exercise, shown, verdict.get("message") or "The grader could not run your file.", seed,
+                        verdict.get("output_tail", ""), torch=verdict.get("torch", ""), device=verdict.get("device", ""))
+        cause = verdict.get("cause", "")
+        # The learner-facing report names no fix of the file for the grader's or the machine's stages.
+        stage = cause if cause in ("machine", "grader") else verdict.get("stage", "")
+        result.extra.update({**extra, "stage": stage, "cause": cause})
+        if verdict.get("cause") == "grader" and verdict.get("traceback"):
+            result.extra["traceback"] = verdict["traceback"]
+        return result
+    result = Result(exercise=exercise.id, status=FAILED, score=0, max_score=exercise.max_score,
+                    checks=[CheckResult(**c) for c in verdict["checks"]], measurements=verdict["measurements"],
+                    submission=shown, torch=verdict.get("torch", ""), device=verdict.get("device", ""), seed=seed,
+                    lesson=exercise.rel(exercise.lesson), output_tail=verdict.get("output_tail", ""), extra=extra)
+    settle(result)
+    violations = verdict.get("violations") or []
+    if violations:
+        result.extra["violations"] = violations
+        _void(result, "Integrity: " + "; ".join(violations) + ". Fix the code itself instead.")
+    elif not result.passed and not result.message:
+        result.message = result.failed_checks()[0].message
+    elif result.passed:
+        result.message = f"Passed: {result.score}/{result.max_score}."
     return result

@@ -1,4 +1,9 @@
-"""Start the grading child, enforce its time limit, and bring back its result, whatever it does."""
+"""Start the judge of one grading in a fresh interpreter, and bring back its verdict, whatever happens.
+
+The judge (``engine/judge.py``) enforces the grading's own time limit and reports it; this runner
+only guards against a judge that hangs itself (``GRACE_S`` beyond the limit) and kills the judge's
+whole session at the end.
+"""
 
 from __future__ import annotations
 
@@ -14,18 +19,19 @@ from dataclasses import dataclass
 from autograder.format.exercise import ROOT
 from autograder.sandbox.identity import drop_wanted
 
-OUTPUT_KEEP = 8000  # characters of the child's output kept for the learner
+OUTPUT_KEEP = 8000  # characters of the judge's own output kept (for a grader failure; the learner's comes in the verdict)
+GRACE_S = 60.0  # how long past the grading's limit a judge may take (the reference run, deciding, cleaning up)
 _PASS_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TORCHINDUCTOR_CACHE_DIR", "CUDA_VISIBLE_DEVICES",
              "OMP_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "VIRTUAL_ENV",
-             "AUTOGRADER_PREIMPORT")
+             "AUTOGRADER_PREIMPORT", "AUTOGRADER_UID_BASE", "AUTOGRADER_UID_POOL", "AUTOGRADER_NPROC", "AUTOGRADER_WORKERS")
 
 
 @dataclass
 class ChildRun:
-    payload: dict | None  # what the child reported, None when it reported nothing
-    output_tail: str  # the end of what the child printed (stdout and stderr together)
+    payload: dict | None  # the judge's verdict, None when it wrote none
+    output_tail: str  # the end of what the judge itself printed
     returncode: int | None
-    timed_out: bool
+    timed_out: bool  # the judge itself did not finish in time (not the grading's own limit: that is in the verdict)
 
 
 def _drain(stream, keep: list) -> None:
@@ -36,17 +42,17 @@ def _drain(stream, keep: list) -> None:
 
 
 def child_environment() -> dict:
-    """The only variables a grading child sees: nothing secret passes through."""
+    """The only variables a grading sees: nothing secret passes through."""
     env = {k: os.environ[k] for k in _PASS_ENV if k in os.environ}
     env.update({"PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"})
     return env
 
 
 def run_child(job: dict, timeout: float) -> ChildRun:
-    """Run ``autograder.sandbox.child`` on ``job`` in a fresh interpreter, its own session and a temp dir."""
+    """Run the judge on ``job`` in a fresh interpreter, its own session, with a work folder of its own."""
     read_fd, write_fd = os.pipe()
     env = child_environment()
-    launcher = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from autograder.sandbox.child import main; main()"
+    launcher = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from autograder.engine.judge import main; main()"
     with tempfile.TemporaryDirectory(prefix="autograder-") as workdir:
         process = subprocess.Popen(
             [sys.executable, "-I", "-c", launcher],
@@ -62,19 +68,18 @@ def run_child(job: dict, timeout: float) -> ChildRun:
         drainer.start()
         timed_out = False
         try:
-            process.stdin.write((json.dumps({**job, "result_fd": write_fd, "limit": timeout,
+            process.stdin.write((json.dumps({**job, "result_fd": write_fd, "limit": timeout, "workdir": workdir,
                                               "drop_privileges": drop_wanted()}) + "\n").encode())
             process.stdin.close()
         except BrokenPipeError:
             pass
         try:
-            process.wait(timeout=timeout)
+            process.wait(timeout=timeout + GRACE_S)
         except subprocess.TimeoutExpired:
             timed_out = True
-        # Kill the whole session: whatever the submission started goes too.
-        try:
+        try:  # the judge's session: whatever is left of it goes too
             os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
+        except (ProcessLookupError, PermissionError):
             pass
         process.wait()
         reader.join(timeout=5)

@@ -1,9 +1,10 @@
-"""A warm grading worker: one process imports torch once, then forks a fresh child per grading.
+"""A warm grading worker: one process imports torch once, then forks a fresh judge per grading.
 
-Starting a child costs about 3 s here, almost all of it ``import torch`` and ``torch._dynamo``. The
-zygote pays that once; each grading then runs in a child forked from it, which starts with
-torch imported but has never compiled anything, so every grading still begins from a clean Dynamo
-state and nothing one submission does can reach the next (a fork shares no memory afterwards).
+Starting a judge costs about 3 s here, almost all of it ``import torch`` and ``torch._dynamo``. The
+zygote pays that once; each grading's judge (``engine/judge.py``, the same code a cold grading runs)
+is forked from it, starts with torch imported but has never compiled anything, and forks the
+grading's reference and learner children in turn, so every grading still begins from a clean
+Dynamo state and nothing one submission does can reach the next (a fork shares no memory afterwards).
 The zygote itself never runs submission code, and never compiles: the modules torch imports
 lazily on its first compile (0.4 s of each grading otherwise) it imports once, by name, after a
 throwaway child has compiled the grader's own warm-up program (``_ModuleLearner``).
@@ -18,12 +19,15 @@ SIGTERM, and, on Linux, when the grader process dies (``PR_SET_PDEATHSIG``, chec
 grader's pid, so that the end of the thread which started it does not count). A grading child is
 killed with its zygote (``PR_SET_PDEATHSIG`` again; a child that dropped to nobody loses that
 setting and is covered by the zygote killing it). A grading child never holds the control pipe.
+The zygote is a child subreaper: whatever a grading left behind is re-parented to it and killed
+after that grading.
 """
 
 from __future__ import annotations
 
 import atexit
 import ctypes
+import gc
 import json
 import os
 import select
@@ -35,10 +39,10 @@ import tempfile
 import threading
 import time
 
+from autograder.engine.runner import GRACE_S, OUTPUT_KEEP, ChildRun, child_environment
 from autograder.format.exercise import ROOT
-from autograder.engine.runner import OUTPUT_KEEP, ChildRun, child_environment
+from autograder.sandbox import processes
 from autograder.sandbox.identity import drop_wanted
-from autograder.sandbox.limits import contain
 
 _READY = "zygote-ready"
 # What the zygote does about the modules torch imports on its first compile (_ModuleLearner):
@@ -123,9 +127,18 @@ def serve(parent: int | None = None) -> None:
         _die_with_parent(0, os.getppid())  # 0: no signal; looks libc up before any fork
     sys.path.insert(0, str(ROOT))
     import torch  # noqa: F401 - the point of the zygote: imported once, shared by every fork
-    import autograder.sandbox.child as child
-    import autograder.checks.registry  # noqa: F401
+    import autograder.engine.judge as judge
+    import autograder.engine.reference  # noqa: F401
+    import autograder.engine.verdict  # noqa: F401
+    import autograder.sandbox.child  # noqa: F401
+    import autograder.sandbox.integrity  # noqa: F401
+    import autograder.sandbox.kinds.all  # noqa: F401
     import autograder.sandbox.probe  # noqa: F401
+    from autograder.checks.all import load_all
+
+    load_all()
+    processes.become_subreaper()
+    prepare_watch = autograder.sandbox.integrity.prepare
 
     control = _Control(os.dup(0))
     control_out = os.dup(1)
@@ -137,16 +150,18 @@ def serve(parent: int | None = None) -> None:
     if learner is not None and mode == "first":
         learner.wait_for_report()  # with nothing else to watch, it returns once the report is in (or too late)
         learner = None
+    prepare_watch()
     _write_line(control_out, _READY)
     while True:
         while learner is not None and b"\n" not in control.buffer:  # idle: wait for a job or the learner's report
             if learner.wait_for_report((control.fd,)):
                 learner = None
+                prepare_watch()  # again: the modules just imported are watched too
             else:
                 control.poll()
         job = json.loads(control.readline())
         private = (control.fd, control_out) + ((learner.read_fd,) if learner is not None else ())
-        reply = _run_forked(child, job, control, private)
+        reply = _run_forked(judge, job, control, private, keep={learner.pid} if learner is not None else set())
         _write_line(control_out, json.dumps(reply))
 
 
@@ -237,22 +252,22 @@ def _write_line(fd: int, text: str) -> None:
         _end()
 
 
-def _run_forked(child, job: dict, control: _Control | None = None, private=()) -> dict:
+def _run_forked(judge, job: dict, control: _Control | None = None, private=(), keep=frozenset()) -> dict:
     global _current_child, _current_workdir
     timeout = float(job.pop("timeout"))
-    memory_limit = job.pop("memory_limit", None)
     result_r, result_w = os.pipe()
     output_r, output_w = os.pipe()
     workdir = _current_workdir = tempfile.mkdtemp(prefix="autograder-")
     zygote = os.getpid()
+    gc.freeze()  # what every grading inherits is never traversed by their collectors: no copy-on-write of the whole heap
     pid = os.fork()
-    if pid == 0:  # the grading child
+    if pid == 0:  # the judge of this grading
         try:
             for signum in (signal.SIGTERM, _PARENT_GONE):
                 signal.signal(signum, signal.SIG_DFL)
             if not _die_with_parent(signal.SIGKILL, zygote):
                 os._exit(70)
-            for fd in private:  # the control pipe: a submission must not read jobs or write replies
+            for fd in private:  # the control pipe: nothing of a grading may read jobs or write replies
                 os.close(fd)
             os.setsid()
             os.close(result_r)
@@ -261,33 +276,23 @@ def _run_forked(child, job: dict, control: _Control | None = None, private=()) -
             os.dup2(output_w, 2)
             os.close(output_w)
             os.chdir(workdir)
-            if memory_limit:
-                _lower_address_space(int(memory_limit))
-            child.run_job(job, result_w, contain(timeout))
+            judge.run_job({**job, "limit": timeout, "workdir": workdir}, result_w)
         finally:
             os._exit(70)
     _current_child = pid
     os.close(result_w)
     os.close(output_w)
     try:
-        result, output, timed_out = _collect(pid, result_r, output_r, timeout, control)
+        result, output, timed_out = _collect(pid, result_r, output_r, timeout + GRACE_S, control)
     finally:
         _current_child = None  # _collect killed its process group
     _, status = os.waitpid(pid, 0)
-    subprocess.run(["rm", "-rf", workdir], check=False)
+    processes.kill_descendants(keep=keep)  # what a grading left behind was re-parented here
+    shutil.rmtree(workdir, ignore_errors=True)
     _current_workdir = None
     code = os.waitstatus_to_exitcode(status)
     return {"payload": result.decode("utf-8", "replace") if result else "", "output_tail": output.decode("utf-8", "replace")[-OUTPUT_KEEP:],
             "returncode": code, "timed_out": timed_out}
-
-
-def _lower_address_space(limit: int) -> None:
-    """A cap below the grader's own (``contain`` then keeps the lower of the two): a batch's --memory-limit."""
-    import resource
-
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def _collect(pid: int, result_fd: int, output_fd: int, timeout: float, control: _Control | None = None):
@@ -361,7 +366,7 @@ class WarmRunner:
                     extra = {"memory_limit": self.memory_limit} if self.memory_limit else {}
                     self._process.stdin.write(json.dumps({**job, **extra, "timeout": timeout, "drop_privileges": drop_wanted()}) + "\n")
                     self._process.stdin.flush()
-                    reply = self._read_reply(timeout + 30)
+                    reply = self._read_reply(timeout + GRACE_S + 30)
                 except (BrokenPipeError, OSError, TimeoutError, ValueError, AttributeError):  # AttributeError: closed meanwhile
                     reply = None
                 if reply is not None:

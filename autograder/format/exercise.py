@@ -43,8 +43,8 @@ CHAPTER_PATTERN = re.compile(r"^(\d\d)_[a-z0-9_]+$")
 HEADER_START = "# /// exercise"
 HEADER_END = "# ///"
 
-# Every kind of check the engine knows, with the parameters each accepts. checks.py implements
-# them; this table lets the format be validated without importing torch.
+# Every kind of check the engine knows, with the parameters each accepts. autograder.checks decides
+# each (and autograder.sandbox.kinds measures); this table lets the format be validated without torch.
 CHECK_KINDS: dict[str, set[str]] = {
     "compiles": set(),
     "graphs": {"min", "max", "equal"},
@@ -52,11 +52,12 @@ CHECK_KINDS: dict[str, set[str]] = {
     "recompiles": {"max"},
     "compiled_calls": set(),
     "correct": {"rtol", "atol"},
-    # variants: a master function variants(gen) drawing parameter sets; function: the learner's function
-    # called with each set (hidden variants for predictions; the checks side implements them).
-    "answers": {"constant", "truth", "variants", "function"},
+    # Without variants: `constant` (the learner's table) against `truth` (a master function returning the table).
+    # With variants: `variants(gen)` (a master function) draws parameter sets per grading; the learner's
+    # `function(**params)` is compared with the master's `truth(params)` (default: the master's own
+    # `function(**params)`); a `constant` beside them is checked first, against `constant_truth()`.
+    "answers": {"constant", "truth", "variants", "function", "constant_truth"},
     "speed": {"min_ratio", "against", "backend", "needs", "warmup", "repeats", "size_hint"},
-    "custom": {"function"},
     # Chapter 2 (checks_breaks.py):
     "escape_hatch": {"via", "ops"},
     "output": {"stream", "expect"},
@@ -68,7 +69,7 @@ CHECK_KINDS: dict[str, set[str]] = {
     # Chapter 2, part 2: fullgraph=False (checks_fullgraph_false.py):
     "breaks_allowed": {"allowed", "required"},
     "skipped_frames": {"ops", "functions"},
-    "probe_variant": {"helper", "variant", "expect_type"},
+    "probe_variant": {"helper", "expect_type"},
     # Chapters 5 and 6: compile time and guard overhead (checks_cost.py):
     "guards": {"max_kept", "min_kept_fraction", "max_inputs", "config"},
     "subgraphs": {"min", "max_graphs"},
@@ -77,6 +78,11 @@ CHECK_KINDS: dict[str, set[str]] = {
     "guard_time": {"min_ratio", "against", "repeats", "rounds"},
     # Chapters 7 and 8: reporting issues (checks_reporting.py):
     "reproducer": {"backend", "passes", "failure", "exception", "match", "max_lines", "inputs", "culprit", "constant", "timeout"},
+    # What a learner's function builds or chooses (checks/modules.py):
+    "same_module": {"model", "prepare", "input_shape"},
+    "checkpoint": {"model", "prepare", "save", "input_shape"},
+    "limit_in_effect": {"min", "max"},
+    "bisect": {"function", "agree_with"},
     # Invalid inputs must still be refused while the compiled code runs (checks/refusal.py):
     "refuses": {"inputs", "types"},
     # A restart that gets only the saved cache artifacts compiles from them, and faster (checks/caches.py):
@@ -622,8 +628,21 @@ def parse_master(path: Path) -> Exercise:
             _expect(all(isinstance(a, str) and a.strip() for a in params.get("allowed", [])), where,
                     "breaks_allowed.allowed lists Dynamo break types (\"TYPE\" or \"TYPE @ function\")")
         if kind == "probe_variant":
-            _expect(all(isinstance(params.get(k), str) and params[k].replace(".", "_").isidentifier() for k in ("helper", "variant")), where,
-                    "probe_variant needs helper (the learner's function, e.g. \"hot\" or \"Block.forward\") and variant (a function of the master)")
+            _expect(isinstance(params.get("helper"), str) and params["helper"].replace(".", "_").isidentifier(), where,
+                    "probe_variant needs helper: the learner's function, e.g. \"hot\" or \"Block.forward\" (the grader "
+                    "places a graph break at each call it makes)")
+        if kind == "answers":
+            _expect(bool(params.get("variants")) == bool(params.get("function")), where,
+                    "answers: `variants` (a master function of gen drawing parameter sets) and `function` (the learner's "
+                    "function called with each) go together")
+            _expect(not params.get("constant_truth") or (params.get("variants") and params.get("constant")), where,
+                    "answers: `constant_truth` names the truth of `constant` when `variants` is set (without variants, "
+                    "`truth` is the constant's truth)")
+        if kind == "bisect":
+            _expect(isinstance(params.get("agree_with"), str), where, "bisect.agree_with names the answers check whose truth is the grader's bisection")
+        if kind == "limit_in_effect":
+            _expect(all(isinstance(params.get(k), int) for k in ("min", "max")) and params["min"] <= params["max"], where,
+                    "limit_in_effect needs whole numbers min <= max")
         if kind == "reproducer":
             _expect(isinstance(params.get("backend"), str) and params["backend"], where, "reproducer.backend names the backend under which it must fail")
             _expect(params.get("failure", "exception") in ("exception", "mismatch"), where, "reproducer.failure is \"exception\" or \"mismatch\"")

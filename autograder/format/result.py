@@ -74,9 +74,21 @@ def short_path(path: str) -> str:
 
 
 def settle(result: Result) -> Result:
-    """Derive status and score from the checks: passed only when no check failed."""
+    """Derive status and score from the checks: passed only when no check failed.
+
+    A check worth 0 points is a *gate*: it awards nothing, and while it fails the grade earns
+    nothing either, so that status and score agree (never "failed 3/3"); the message says so.
+    """
     result.score = sum(c.score for c in result.checks)
     result.max_score = sum(c.max_score for c in result.checks) or result.max_score
     if result.status != ERROR:
         result.status = FAILED if any(c.status == FAILED for c in result.checks) else PASSED
+    gates = [c for c in result.checks if c.status == FAILED and c.max_score == 0]
+    if result.status == FAILED and gates:
+        for check in result.checks:
+            check.score = 0
+        result.score = 0
+        names = ", ".join(f"`{gate.name}`" for gate in gates)
+        result.message = (f"Not passed, 0 points: {names} failed, and a check worth no points of its own is a gate: while it "
+                          f"fails, the grade earns no points. {gates[0].message}")
     return result

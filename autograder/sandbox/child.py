@@ -1,339 +1,381 @@
-"""The grading child: one fresh interpreter per grading, started by ``runner.run_child``.
+"""The learner child: the one process of a grading that runs the submission. It only measures.
 
-Order matters. Everything the verdict depends on (torch's entry points, the counting backend,
-the reference outputs, the truths for prediction questions) is taken or computed *before* the
-submission's code runs, and the entry points are compared again afterwards. The result goes back
-through a pipe the parent opened, never through stdout, which belongs to the submission.
+Forked by the judge (``engine/judge.py``) before the judge learns anything secret, it waits for its
+job: the exact text the grader read and scanned (never re-read from disk), the calls' inputs, the
+compile options, and, per check, what to measure. It never receives expected outputs, truths or
+the master. Then, in this order: its limits (``limits.contain``), its own user id (root only:
+``identity.drop_to``), caches and scratch folder of its own, the integrity watch and the state of
+Dynamo's config, the audit hook (``autograder.sandbox.audit``, where installed), and only then the
+submission's code. It measures, and sends plain data (``channel``) back in two phases: the
+structure first; timing only when the judge answers that the structure passed. What it sends is
+validated by the judge, which alone decides; nothing here writes a verdict.
 
-Started by root, the child then becomes nobody (``runner.drop_privileges``) before it reads the
-submission. Whatever the grader needs from disk later is read before that: the master's text (the
-starting file is generated from it), a copy of the submission nobody can read but not change, the
-standard-library modules a fix or torch's compilers import lazily (the interpreter's own files may
-be unreadable to nobody), and the reproducer interpreters of ``reproducer`` checks (see
-``_prestart_reproducers``).
+Imports only ``autograder.sandbox`` and ``autograder.format`` (tests/test_architecture.py).
 """
 
 from __future__ import annotations
 
-import contextlib
-import copy
-import importlib.util
-import json
 import os
 import sys
 import time
 import traceback
+import types
+from dataclasses import dataclass, field
 
-from autograder.sandbox.identity import _running_as_root, inductor_blocks_the_drop, packages_block_the_drop, sandbox
+from autograder.sandbox import channel
+from autograder.sandbox.learner_code import cache_lines, code_objects, install_audit
+from autograder.sandbox.plain import to_plain
+
+STARTED = "started"  # frame sent just before the first line of learner code runs
 
 
-def _write(fd: int, payload: dict) -> None:
-    data = json.dumps(payload, default=str).encode()
-    with os.fdopen(fd, "wb", closefd=True) as channel:
-        channel.write(data)
+# -- what the checks' measure parts get ---------------------------------------------------------
+
+@dataclass
+class Lab:
+    """Everything a kind's ``measure`` may use, in the learner's process."""
+
+    exercise: dict  # entry, factory, driver, compile, submission_may_set, allow_config, id, title
+    submission: types.ModuleType
+    entry: object
+    driver: object
+    calls: list
+    options: dict
+    measurement: object  # probe.Measurement
+    filename: str
+    source: str
+    code_objects: list  # every code object compiled from the submission's text (found by identity)
+    data: dict  # check name -> what the reference child prepared for its measure
+    starter: str | None  # the starting file's text, for timings against the starter
+    scratch: str
+    allowed_before: set = field(default_factory=set)  # ids marked allow_in_graph before the submission ran
+    extra: dict = field(default_factory=dict)  # shared between measures of one grading (a guard report)
+
+    def starter_module(self):
+        module = types.ModuleType("autograder_starter")
+        import torch
+
+        torch.manual_seed(0)
+        exec(compile(self.starter, "<starter>", "exec"), module.__dict__)  # the course's starting file, not the learner's
+        return module
+
+    def build(self, module) -> tuple:
+        """(a fresh entry, the driver, the guard-related options) of ``module`` (the submission or the starter)."""
+        import torch
+
+        made = getattr(module, self.exercise["entry"])
+        if self.exercise["factory"]:
+            torch.manual_seed(0)
+            made = made()
+        driver = getattr(module, self.exercise["driver"]) if self.exercise["driver"] else None
+        options = {k: v for k, v in self.options.items() if k in ("fullgraph", "dynamic")}
+        chosen = _compile_options_of(module)
+        for key in self.exercise["submission_may_set"]:
+            if key in chosen:
+                options[key] = chosen[key]
+            elif key in options:
+                del options[key]
+        return made, driver, options
 
 
-def _load_module(name: str, path: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+def _compile_options_of(module) -> dict:
+    chosen = module.__dict__.get("COMPILE_OPTIONS", {})
+    return dict(dict.items(chosen)) if isinstance(chosen, dict) else {}
+
+
+# -- the process ----------------------------------------------------------------------------------
+
+def main(job_fd: int, out_fd: int) -> None:
+    """The learner child's body (never returns): read the job, measure, send the facts, exit."""
+    reader = channel.Reader(job_fd)
+    if not channel.read_until([reader], lambda: reader.frames and reader.frames[-1][0] == "data", time.monotonic() + 3600):
+        os._exit(0)  # the judge is gone or never sent a job
+    job = channel.decode(reader.take("job"))
+    data = channel.decode(reader.take("data"))
+    out = _Sender(out_fd, job.pop("key"))  # the key lives here only: frames sealed with it are the grader's
+    try:
+        payload = run(job, data, out, reader)
+    except BaseException as exc:  # noqa: BLE001 - whatever happens, the judge gets a report
+        payload = {"phase": 1, "stage": "internal", "torch": "", "device": "", "sandbox": [],
+                   "message": f"The grader's measuring process failed: {type(exc).__name__}: {exc}"[:4000],
+                   "traceback": traceback.format_exc()[-4000:]}
+    _finish(out, payload)
+
+
+class _Sender:
+    """The facts channel: frames sealed with the grading's key (``channel.seal``)."""
+
+    __slots__ = ("_fd", "_key")
+
+    def __init__(self, fd: int, key: bytes):
+        self._fd, self._key = fd, key
+
+    def send(self, name: str, body: bytes = b"") -> None:
+        channel.send(self._fd, name, channel.seal(self._key, name, body))
+
+
+def _finish(out: _Sender, payload: dict) -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        out.send(f"phase{payload.get('phase', 1)}", channel.encode(payload))
+    finally:
+        os._exit(0)  # no interpreter teardown: nothing the submission registered (atexit) runs
+
+
+def _confine(job: dict) -> list[str]:
+    """Limits, a user of its own, caches and a folder of its own; what was applied, for the result."""
+    from autograder.sandbox import identity as ids
+    from autograder.sandbox.processes import die_with_parent
+
+    applied: list[str] = []
+    try:
+        from autograder.sandbox.limits import contain
+
+        applied += contain(float(job["limit"]))
+    except Exception as exc:  # noqa: BLE001 - a limit the platform refuses is recorded as missing, not fatal
+        applied.append(f"limits not applied ({type(exc).__name__}: {exc})")
+    if job.get("memory_limit"):
+        import resource
+
+        limit = int(job["memory_limit"])
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    who = job.get("identity")
+    if who:
+        ids.before_drop()
+        applied.append(ids.drop_to(ids.Identity(who["uid"], who["gid"], who["label"])))
+        ids.after_drop()
+    else:
+        applied.append(job.get("kept_root") or "privileges kept: not root")
+    die_with_parent()  # after the drop: a change of user clears it
+    ids.private_caches(job["scratch"])
+    from autograder.sandbox.probe import private_compile_caches
+
+    private_compile_caches()
+    os.chdir(job["scratch"])
+    return applied
 
 
 def _submission_frames(tb, path: str) -> str:
-    """The traceback lines that are in the learner's own file."""
-    frames = [f for f in traceback.extract_tb(tb) if os.path.abspath(f.filename) == os.path.abspath(path)]
+    frames = [f for f in traceback.extract_tb(tb) if f.filename == path]
     return "; ".join(f"line {f.lineno}: {(f.line or '').strip()}" for f in frames[-2:])
 
 
-def main() -> None:
-    job = json.loads(sys.stdin.readline())
-    from autograder.sandbox.limits import contain
-
-    applied = contain(float(job.get("limit", 60)))  # before anything else runs here
-    channel = os.dup(job["result_fd"])  # keep our own copy; the submission is told nothing
-    os.close(job["result_fd"])
-    run_job(job, channel, applied)
-
-
-def run_job(job: dict, channel: int, applied: list | None = None) -> None:
-    """Grade ``job``, write the payload to ``channel`` and end this process (never returns).
-    ``applied``: the limits ``runner.contain`` set on this process, recorded in the payload."""
-    started = time.perf_counter()
-    payload = {"ok": False, "stage": "startup", "message": ""}
-    job = {**job, "sandbox": list(applied or [])}
-    try:
-        payload = grade_in_child(job)
-        if job.get("copy"):  # messages name the learner's file, not the child's private copy of it
-            payload = _renamed(payload, job["copy"], job["submission"])
-    except BaseException as exc:  # noqa: BLE001 - whatever happens, the parent gets a result
-        payload = {"ok": False, "stage": "internal", "message": f"The grader itself failed: {type(exc).__name__}: {exc}",
-                   "traceback": traceback.format_exc()[-4000:]}
-    payload["duration_s"] = time.perf_counter() - started
-    payload["sandbox"] = job["sandbox"]
-    sys.stdout.flush()
-    sys.stderr.flush()
-    _write(channel, payload)
-    os._exit(0)  # skip interpreter teardown: nothing the submission registered (atexit) runs after the verdict
-
-
-def _cache_lines(path: str, text: str) -> None:
-    """Put a file's text in linecache, so tracebacks and ``inspect`` need not open it again."""
-    import linecache
-
-    lines = text.splitlines(keepends=True)
-    linecache.cache[path] = (len(text), None, lines, path)  # mtime None: checkcache leaves it alone
-
-
-def _readonly_copy(workdir: str, name: str, data: bytes) -> str:
-    """``workdir/.submission/name``: root owns the folder (0755) and the file (0644), so nobody,
-    who owns ``workdir``, can read the copy but neither change nor move it."""
-    folder = os.path.join(workdir, ".submission")
-    os.mkdir(folder, 0o755)
-    os.chmod(folder, 0o755)
-    target = os.path.join(folder, name)
-    with open(target, "wb") as handle:
-        handle.write(data)
-    os.chmod(target, 0o644)
-    return target
-
-
-def _renamed(payload: dict, copy: str, original: str) -> dict:
-    encoded = json.dumps(payload, default=str)
-    return json.loads(encoded.replace(json.dumps(copy)[1:-1], json.dumps(original)[1:-1]))
-
-
 def _unavailable(exc: BaseException) -> str | None:
-    """The module an import failed on because nobody cannot read it, or None."""
+    """The module an import failed on because this user cannot read it, or None."""
     seen = exc
     while seen is not None:
         if isinstance(seen, ModuleNotFoundError) and "grading sandbox" in str(seen):
             return f"`{seen.name}`"
-        if isinstance(seen, PermissionError) and any(  # the import system itself could not read a module's file
+        if isinstance(seen, PermissionError) and any(
                 frame.filename.startswith("<frozen importlib") for frame in traceback.extract_tb(seen.__traceback__)):
             return f"a module from `{getattr(seen, 'filename', None) or 'a file'}`"
         seen = seen.__cause__ or seen.__context__
     return None
 
 
-def _prestart_reproducers(job: dict, exercise) -> None:
-    """Start, while still root, the fresh interpreters the ``reproducer`` checks run the file in.
-
-    ``probe.run_reproducer`` execs ``sys.executable``; after the drop nobody may not be able to
-    (here the interpreter lives under /root, mode 0700), so each interpreter is started now, imports
-    torch, reads its job and only then becomes nobody itself, before it imports the reproducer.
-    Starting them here, inside the grading child, rather than in the grader, keeps them in the
-    grading's process group (killed with it) and under its limits and network namespace.
-    """
-    import subprocess
-    import tempfile
-
-    from autograder.sandbox import probe
-
-    launcher = (f"import sys; sys.path.insert(0, {job['root']!r}); "
-                "from autograder.sandbox.child import reproducer_main; reproducer_main()")
-    for spec in exercise.checks:
-        if spec.kind != "reproducer":
-            continue
-        workdir = tempfile.mkdtemp(prefix="repro-", dir=os.getcwd())
-        env = {**os.environ, "TORCHINDUCTOR_CACHE_DIR": workdir}
-        process = subprocess.Popen([sys.executable, "-I", "-B", "-c", launcher], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True, cwd=workdir, env=env)
-        probe.PRESTARTED_REPRODUCERS.append(process)
-
-
-def reproducer_main() -> None:
-    """A prestarted reproducer interpreter: import torch, wait for the job, become nobody, run it."""
-    import io
-
-    import torch  # noqa: F401
-
-    from autograder.sandbox import probe
-
-    line = sys.stdin.readline()
-    dropped, _ = sandbox({}, os.getcwd())
-    sys.stdin = io.StringIO(line)
-    probe._reproducer_child()
-
-
-def config_addition_problems(probe, exercise, before: dict, key: str) -> list[str]:
-    """Why a change to ``key`` breaks the exercise's ``config_may_add`` rule, if it does: the set may only
-    gain members of the allowed kinds ("print", "logging"), and lose none."""
-    tokens = exercise.config_may_add[key]
-    kinds = " or ".join({"print": "`print`", "logging": "logging functions (logger.debug, logging.info, ...)"}[t] for t in tokens)
-    why = (": whatever is in ignore_logging_functions is dropped from compiled code without a trace, real work included"
-           if key == "ignore_logging_functions" else "")
+def _text(value, limit: int = 300) -> str:
     try:
-        added, removed = probe.config_set_changes(before, key)
-    except TypeError:
-        return [f"torch._dynamo.config.{key} was replaced by something that is not a set; this exercise lets it only gain {kinds}"]
-    problems = []
-    for value in added:
-        if not (("print" in tokens and value is print) or ("logging" in tokens and probe.is_logging_callable(value))):
-            problems.append(f"torch._dynamo.config.{key} gained {probe.describe_callable(value)}; this exercise lets it gain only {kinds}{why}")
-    for value in removed:
-        problems.append(f"torch._dynamo.config.{key} lost {probe.describe_callable(value)}; this exercise does not allow removing entries")
-    return problems
+        text = repr(value)
+    except Exception as exc:  # noqa: BLE001 - a learner object whose repr fails
+        text = f"<{type(value).__name__} whose repr raised {type(exc).__name__}>"
+    return text[:limit]
 
 
-def grade_in_child(job: dict) -> dict:
-    sys.path.insert(0, job["root"])
+def _config_report(probe, before: dict, exercise: dict, keys=None) -> dict:
+    """Changes of torch._dynamo.config since ``before`` as plain text: {"changes": {key: {old, new}},
+    "sets": {key: {added, removed, not_a_set}}} (sets: the keys the exercise lets only gain members)."""
+    changes = probe.config_changes(before)
+    keys = set(changes) if keys is None else set(keys) & set(changes)
+    report = {"changes": {key: {"old": _text(changes[key][0]), "new": _text(changes[key][1])} for key in sorted(keys)}, "sets": {}}
+    for key in sorted(keys & set(exercise["config_may_add"])):
+        try:
+            added, removed = probe.config_set_changes(before, key)
+        except TypeError:
+            report["sets"][key] = {"added": [], "removed": [], "not_a_set": True}
+            continue
+
+        def member(value):
+            kind = "print" if value is print else "logging" if probe.is_logging_callable(value) else "other"
+            try:
+                name = probe.describe_callable(value)[:200]
+            except Exception:  # noqa: BLE001
+                name = type(value).__name__
+            return {"kind": kind, "name": name}
+
+        report["sets"][key] = {"added": [member(v) for v in added], "removed": [member(v) for v in removed], "not_a_set": False}
+    return report
+
+
+def _plain_options(options: dict) -> dict:
+    shown = {}
+    for key, value in options.items():
+        if key == "guard_filter_fn":
+            shown[key] = "a function of your file" if value is not None else None
+        elif value is None or type(value) in (bool, int, str):
+            shown[key] = value
+        else:
+            shown[key] = _text(value, 80)
+    return shown
+
+
+def run(job: dict, data: dict, out, reader) -> dict:
     import torch
 
-    import autograder.checks.registry  # noqa: F401 - registers every kind
-    from autograder.checks import core as checks
+    from autograder.format.config_rules import config_problems
+    from autograder.sandbox import kinds as registry
+    from autograder.sandbox import probe, timing
+    from autograder.sandbox import integrity
+    from autograder.sandbox.kinds import all as _all_kinds  # noqa: F401 - registers every measure
+    from autograder.sandbox.probe.inject import allowed_in_graph_ids
 
-    from autograder.checks import tracing as checks_tracing
+    applied = _confine(job)
 
-    from autograder.sandbox import probe
+    exercise, path, source = job["exercise"], job["filename"], job["source"]
+    base = {"phase": 1, "torch": str.__str__(torch.__version__), "device": str(timing.device_name()), "sandbox": applied}
 
-    from autograder.sandbox import timing
-    from autograder.format.exercise import parse_master, starter_source
-    from autograder.sandbox.integrity import Watch
+    cache_lines(path, source)
+    try:
+        code = compile(source, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", "?")
+        return {**base, "stage": "syntax", "message": f"Your file has a syntax error on line {line}: "
+                f"{getattr(exc, 'msg', exc)}. Fix it so Python can read the file, then check again."}
+    own_code = code_objects(code)
 
-    master_text = open(job["master"], encoding="utf-8").read()  # read once, as the grader, before any drop
-    exercise = parse_master(__import__("pathlib").Path(job["master"]))
-    watch = Watch.capture(torch, probe, checks, timing)
-    base = {"torch": torch.__version__, "device": timing.device_name(), "seed": job["seed"]}
-
-    # The grader's own copy: schedule, reference outputs and truths, before any learner code runs.
-    probe.clean_state()
-    config_pristine = probe.config_snapshot()
-    torch.manual_seed(job["seed"])
-    master = _load_module("autograder_reference", job["master"])
-    generator = torch.Generator().manual_seed(job["seed"])
-    calls = master.calls(generator)
-    reference = getattr(master, "reference", None) or getattr(master, exercise.entry)
-    if exercise.factory and not hasattr(master, "reference"):
-        torch.manual_seed(job["seed"])
-        reference = reference()
-    capture_output = any(spec.kind == "output" for spec in exercise.checks)
-    if exercise.driver:  # the master's own driver around its eager entry is the reference
-        reference = (lambda entry, drive: lambda *args: drive(entry, *args))(reference, getattr(master, exercise.driver))
-    expected, expected_output = [], []
-    for args in calls:
-        with (probe.captured_output() if capture_output else contextlib.nullcontext({})) as seen:
-            expected.append(probe._detach(reference(*copy.deepcopy(args))))
-        expected_output.append(seen)
-    truth = {spec.name: getattr(master, spec.params.get("truth", "expected_answers"))()
-             for spec in exercise.checks if spec.kind == "answers"}
-    prepared = checks_tracing.prepare_references(exercise, master, calls)  # eager runs of the grader's pipelines (nonstrict)
-    prepared["_master_text"] = master_text  # checks_cost builds the starting file from it
-    probe.forget_custom_ops(master)  # the submission may register the same operator names
-    probe.config_restore(config_pristine, keep=set())  # nor may the master's own configuration help it
+    # Everything the measurement relies on, recorded before the first line of learner code runs.
     probe.clean_state()
     config_before = probe.config_snapshot()
+    allowed_before = allowed_in_graph_ids()
+    watch = integrity.watch()
+    calls = data["calls"]
 
-    # Everything read from disk from here on must be readable by nobody: read it now, then drop.
-    _cache_lines(job["master"], master_text)  # tracebacks and inspect of the master, if the solutions are root-only
-    path = job["submission"]
-    raw = open(path, "rb").read()
-    workdir = os.getcwd()
-    kept_root = packages_block_the_drop() or inductor_blocks_the_drop(exercise)
-    if kept_root:
-        job["drop_privileges"] = False
-    dropping = job.get("drop_privileges", True) and _running_as_root()
-    if dropping:  # a copy nobody can read but not change (the original may sit in a folder only root can enter)
-        path = job["copy"] = _readonly_copy(workdir, os.path.basename(path), raw)
-        if any(spec.kind == "reproducer" for spec in exercise.checks):
-            _prestart_reproducers(job, exercise)
-    dropped, how = sandbox(job, workdir)
-    job["sandbox"].append(kept_root or how)
+    out.send(STARTED)  # from here on, learner code runs (a crash or an exit is the learner's)
+    reports = {}
+    for spec in job["checks"]:
+        if spec["kind"] == "reproducer":  # the file runs in a process of its own, before it is imported here
+            from autograder.sandbox.kinds.reporting import run_reproducer_forked
 
-    # The submission.
-    source = raw.decode("utf-8")
-    _cache_lines(path, source)
-    try:
-        compile(source, path, "exec")
-    except SyntaxError as exc:
-        return {**base, "ok": False, "stage": "syntax",
-                "message": f"Your file has a syntax error on line {exc.lineno}: {exc.msg}. Fix it so Python can read the file, then check again."}
+            reports[spec["name"]] = run_reproducer_forked(source, path, {**spec["params"], "entry": exercise["entry"]}, job["scratch"])
+    hooked = install_audit(path, job["scratch"])
+    if hooked:
+        applied.append(hooked)
     torch.manual_seed(job["seed"])
+    submission = types.ModuleType("submission")
+    submission.__file__ = path
+    sys.modules["submission"] = submission
     try:
-        submission = _load_module("submission", path)
+        exec(code, submission.__dict__)
     except SystemExit:
-        return {**base, "ok": False, "stage": "import", "message": "Your file called sys.exit() while it was imported. Keep the demo under `if __name__ == \"__main__\":`."}
+        return {**base, "stage": "import", "message": "Your file called sys.exit() while it was imported. Keep the demo under "
+                "`if __name__ == \"__main__\":`."}
     except BaseException as exc:  # noqa: BLE001
         where = _submission_frames(exc.__traceback__, path)
-        unavailable = _unavailable(exc) if dropped else None
+        unavailable = _unavailable(exc) if job.get("identity") else None
+        what = f"{type(exc).__name__}: {_text_of(exc)}"
         if unavailable:
-            return {**base, "ok": False, "stage": "import",
-                    "message": f"Your file imports {unavailable}, which is not available in the grading sandbox: the grader "
-                               f"runs your code as an unprivileged user that cannot read it ({type(exc).__name__}: {exc}; "
-                               f"{where or 'outside your file'}). Use only torch and the modules the exercise needs."}
-        return {**base, "ok": False, "stage": "import",
-                "message": f"Your file raised {type(exc).__name__}: {exc} while it was imported ({where or 'outside your file'}). "
-                           "Fix that error; code that should only run when you run the file belongs under `if __name__ == \"__main__\":`."}
+            return {**base, "stage": "import", "message": f"Your file imports {unavailable}, which is not available in the grading "
+                    f"sandbox: the grader runs your code as an unprivileged user that cannot read it ({what}; "
+                    f"{where or 'outside your file'}). Use only torch and the modules the exercise needs."}
+        return {**base, "stage": "import", "message": f"Your file raised {what} while it was imported "
+                f"({where or 'outside your file'}). Fix that error; code that should only run when you run the file belongs "
+                "under `if __name__ == \"__main__\":`."}
 
-    violations = watch.violations()
-    changes = probe.config_changes(config_before)
-    allowed = set(exercise.allow_config)
-    for key in sorted(set(changes) & set(exercise.config_may_add)):
-        problems = config_addition_problems(probe, exercise, config_before, key)
-        violations += problems
-        if not problems:
-            allowed.add(key)
-    for key in sorted(set(changes) - allowed - set(exercise.config_may_add)):
-        violations.append(f"torch._dynamo.config.{key} was changed ({changes[key][0]!r} -> {changes[key][1]!r}); this exercise does not allow it")
-    probe.config_restore(config_before, keep=allowed)
+    watched = watch.violations()
+    after_import = _config_report(probe, config_before, exercise)
+    _, kept = config_problems(after_import, exercise["allow_config"], exercise["config_may_add"])
+    probe.config_restore(config_before, keep=kept)
     config_kept = probe.config_snapshot()
-    if probe.stance() != "default":
-        violations.append(f"the compiler stance was set to {probe.stance()!r}; the grader uses the default stance")
+    stance_after_import = probe.stance()
 
-    entry = getattr(submission, exercise.entry, None)
+    entry = submission.__dict__.get(exercise["entry"])
     if entry is None or not callable(entry):
-        return {**base, "ok": False, "stage": "entry",
-                "message": f"Your file must define a callable named `{exercise.entry}` (it is what the grader compiles). "
-                           f"Did you rename or delete it? `python -m autograder reset {exercise.id}` restores the starting file."}
-    if exercise.factory:
+        return {**base, "stage": "entry", "message": f"Your file must define a callable named `{exercise['entry']}` (it is what the "
+                f"grader compiles). Did you rename or delete it? `python -m autograder reset {exercise['id']}` restores the starting file."}
+    if exercise["factory"]:
         torch.manual_seed(job["seed"])
         entry = entry()
-
-    options = dict(exercise.compile)
-    chosen = getattr(submission, "COMPILE_OPTIONS", {}) or {}
-    if isinstance(chosen, dict):
-        for key in exercise.submission_may_set:
-            if key in chosen:
-                options[key] = chosen[key]
+    options = dict(exercise["compile"])
+    chosen = _compile_options_of(submission)
+    for key in exercise["submission_may_set"]:
+        if key in chosen:
+            options[key] = chosen[key]
     driver = None
-    if exercise.driver:
-        driver = getattr(submission, exercise.driver, None)
+    if exercise["driver"]:
+        driver = submission.__dict__.get(exercise["driver"])
         if driver is None or not callable(driver):
-            return {**base, "ok": False, "stage": "entry",
-                    "message": f"Your file must define a function named `{exercise.driver}`: the grader calls it with the compiled "
-                               f"`{exercise.entry}` and its inputs. `python -m autograder reset {exercise.id}` restores the starting file."}
-    measure = checks_tracing.no_dynamo_measurement if checks_tracing.measures_itself(exercise) else probe.measure
-    measurement = measure(entry, calls, options, prefer_file=path, driver=driver, capture_output=capture_output,
-                          capture_aot=any(spec.kind == "escape_hatch" for spec in exercise.checks))
-    violations += [v for v in watch.violations() if v not in violations]
-    for key, (old, new) in sorted(probe.config_changes(config_kept).items()):  # changed by code that ran while measured
-        if key in exercise.allow_config:
+            return {**base, "stage": "entry", "message": f"Your file must define a function named `{exercise['driver']}`: the grader "
+                    f"calls it with the compiled `{exercise['entry']}` and its inputs. `python -m autograder reset {exercise['id']}` "
+                    "restores the starting file."}
+
+    if job["measures_itself"]:
+        measurement = probe.Measurement()
+    else:
+        measurement = probe.measure(entry, calls, options, prefer_file=path, driver=driver,
+                                    capture_output=job["capture_output"], capture_aot=job["capture_aot"])
+    lab = Lab(exercise=exercise, submission=submission, entry=entry, driver=driver, calls=calls, options=options,
+              measurement=measurement, filename=path, source=source, code_objects=own_code, data=data.get("checks", {}),
+              starter=job.get("starter"), scratch=job["scratch"], allowed_before=allowed_before,
+              extra={"reports": reports, "measures_itself": job["measures_itself"]})
+
+    facts = _measure_all(job, lab, registry, costly=False)
+    watched += [v for v in watch.violations() if v not in watched]
+    during = _config_report(probe, config_kept, exercise, keys=set(probe.config_changes(config_kept)) - set(exercise["allow_config"]))
+    payload = {**base, "stage": "graded", "measurement": _plain_measurement(measurement), "facts": facts,
+               "options": _plain_options(options), "config": {"after_import": after_import, "during": during},
+               "stance": {"after_import": stance_after_import, "after_measure": probe.stance()},
+               "watch": watched}
+
+    costly = [spec for spec in job["checks"] if registry.MEASURERS.get(spec["kind"]) and registry.MEASURERS[spec["kind"]].costly]
+    if not costly or not job["costly"]:
+        return payload
+    out.send("phase1", channel.encode(payload))
+    if not channel.read_until([reader], lambda: bool(reader.frames), time.monotonic() + 3600) or reader.frames[0][0] != "go":
+        os._exit(0)  # the structure failed, or the judge is gone: nothing to time
+    later = _measure_all(job, lab, registry, costly=True)
+    return {"phase": 2, "stage": "graded", "facts": later, "watch": [v for v in watch.violations() if v not in watched],
+            "stance": probe.stance()}
+
+
+def _text_of(exc: BaseException) -> str:
+    try:
+        return str(exc)[:1500]
+    except Exception:  # noqa: BLE001
+        return "(its message could not be read)"
+
+
+def _measure_all(job: dict, lab: Lab, registry, costly: bool) -> dict:
+    from autograder.sandbox.kinds import SpecView
+
+    facts = {}
+    for spec in job["checks"]:
+        measurer = registry.MEASURERS.get(spec["kind"])
+        if measurer is None or measurer.costly != costly:
             continue
-        problems = (config_addition_problems(probe, exercise, config_before, key) if key in exercise.config_may_add else
-                    [f"torch._dynamo.config.{key} was changed while your code ran ({old!r} -> {new!r}); this exercise does not allow it"])
-        violations += [problem for problem in problems if problem not in violations]
-    if probe.stance() != "default":
-        violations.append(f"the compiler stance was changed to {probe.stance()!r} while your code ran")
-
-    def starter_entry():
-        text = starter_source(master_text, exercise.id, exercise.title)
-        module = type(sys)("autograder_starter")
-        exec(compile(text, "<starter>", "exec"), module.__dict__)
-        made = getattr(module, exercise.entry)
-        return made() if exercise.factory else made
-
-    ctx = checks.Context(exercise=exercise, measurement=measurement, calls=calls, expected=expected, submission=submission,
-                         master=master, entry=entry, truth=truth, submission_file=path, starter_entry=starter_entry,
-                         expected_output=expected_output, prepared=prepared, options=dict(options), driver=driver)
-    results = checks.run_checks(ctx, costly=job.get("costly", True))
-    violations += [v for v in watch.violations() if v not in violations]
-    measurements = measurement.to_dict()
-    measurements["timings"] = measurement.__dict__.get("timings", {})
-    measurements["compile_options"] = {k: v for k, v in options.items()}
-    return {**base, "ok": True, "stage": "graded", "checks": [r.__dict__ for r in results],
-            "measurements": measurements, "violations": violations}
+        view = SpecView(spec["name"], spec["kind"], dict(spec["params"]))
+        try:
+            facts[spec["name"]] = measurer.function(view, lab)
+        except Exception as exc:  # noqa: BLE001 - one measure failing must not take the others down
+            facts[spec["name"]] = {"measure_failed": f"{type(exc).__name__}: {_text_of(exc)}"[:1000]}
+    return facts
 
 
-if __name__ == "__main__":
-    main()
+def _plain_measurement(m) -> dict:
+    """The common measurement as plain data (what the judge's checks read, and the result shows)."""
+    plain = m.to_dict()
+    plain.update({
+        "outputs": [to_plain(out) if not isinstance(out, BaseException) else {"__object__": "exception"} for out in m.outputs],
+        "graph_targets": [str(t)[:300] for t in m.graph_targets],
+        "call_output": [{"stdout": str(seen.get("stdout", ""))[-20000:], "logs": [str(line)[:2000] for line in seen.get("logs", [])][:500]}
+                        for seen in m.call_output],
+        "aot_targets": [str(t)[:300] for t in m.aot_targets],
+        "user_calls": [str(t)[:300] for t in m.user_calls],
+        "custom_ops": [str(t)[:300] for t in m.custom_ops],
+        "break_events": [to_plain(event) for event in m.break_events],
+    })
+    for key in ("break_sites", "skipped_sites", "graph_ops"):
+        plain[key] = [to_plain(site) for site in plain.get(key, [])]
+    plain["error"] = to_plain(plain["error"]) if plain["error"] is not None else None
+    return plain

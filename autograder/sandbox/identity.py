@@ -1,12 +1,14 @@
-"""Who the grading child runs the submission as: as root it becomes nobody after its trusted
-preparation, unless the machine makes that impossible (then it keeps root and says why)."""
+"""Who a grading's learner process runs as: as root, a user id of its own for that grading (a pool,
+see ``allocate``), unless the machine makes a drop impossible (then it keeps root and says why)."""
 
 from __future__ import annotations
 
 import os
 import resource
+import signal
 import sys
 import sysconfig
+from dataclasses import dataclass
 
 
 DROP_SWITCH = "AUTOGRADER_DROP_PRIVILEGES"  # "0" keeps root in the grading child (debugging only)
@@ -45,29 +47,176 @@ def _nobody() -> tuple[int, int]:
         return 65534, 65534
 
 
-def drop_privileges(workdir: str, wanted: bool = True) -> tuple[bool, str]:
-    """As root: give ``workdir`` to nobody, limit nobody's processes and become nobody for good
-    (setgroups([]), setgid, setuid). Returns (dropped, what to record in the result).
+# -- one identity per grading ---------------------------------------------------------------------
+#
+# Every grading that runs at once gets a user id of its own from a pool (uid = gid = POOL_BASE + slot,
+# ids no account uses), held with an exclusive lock (flock) on a file in a folder only root may
+# enter. The lock goes with the process that holds it, even when that process is SIGKILLed, so a
+# slot is never shared by two gradings and never lost. Before a slot is used, every process still
+# running under its id (one that escaped an earlier grading) is killed. Two gradings then cannot
+# signal each other (no process may signal another user's), read each other's scratch folders
+# (0700), or share a cache.
 
-    Runs in the grading child after the grader's trusted preparation and before the submission:
-    the process keeps every file descriptor it has open (the result pipe), but from here on can
-    open only what nobody may open. Not root, or switched off: nothing changes, and it says so.
-    """
-    if not wanted:
-        return False, f"privileges kept: {DROP_SWITCH}=0"
-    if not hasattr(os, "geteuid") or os.geteuid() != 0:
-        return False, "privileges kept: not root"
+POOL_BASE_SWITCH, POOL_SIZE_SWITCH = "AUTOGRADER_UID_BASE", "AUTOGRADER_UID_POOL"
+POOL_BASE, POOL_SIZE = 1_990_000_000, 512
+
+
+@dataclass
+class Identity:
+    uid: int
+    gid: int
+    label: str  # what the result records
+    lock_fd: int | None = None  # held while the grading runs; None for the shared fallback (nobody)
+
+
+def _pool() -> tuple[int, int]:
+    base = os.environ.get(POOL_BASE_SWITCH, "")
+    size = os.environ.get(POOL_SIZE_SWITCH, "")
+    return (int(base) if base.isdigit() else POOL_BASE), max(1, int(size) if size.isdigit() else POOL_SIZE)
+
+
+def _lock_folder() -> str | None:
+    """A folder only root may enter, for the pool's lock files (created when missing); None if none can be made."""
+    import stat
+    import tempfile
+
+    for parent in ("/run", tempfile.gettempdir()):
+        folder = os.path.join(parent, "autograder-identities")
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            pass
+        except OSError:
+            continue
+        try:
+            info = os.lstat(folder)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == 0 and not info.st_mode & 0o077:
+            return folder
+    return None
+
+
+def processes_of(uid: int) -> list[int]:
+    """The pids of every process whose real or saved user id is ``uid`` (from /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as handle:
+                for line in handle:
+                    if line.startswith("Uid:"):
+                        real, _effective, saved = line.split()[1:4]
+                        if int(real) == uid or int(saved) == uid:
+                            found.append(int(entry))
+                        break
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def kill_all_of(uid: int, rounds: int = 20) -> None:
+    """SIGKILL every process running as ``uid`` (root only), again until none is left: one that forked
+    meanwhile is caught by the next round."""
+    if not _running_as_root() or uid == 0:
+        return
+    for _ in range(rounds):
+        found = processes_of(uid)
+        if not found:
+            return
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+
+
+def allocate(sweep: bool = True) -> Identity:
+    """A grading identity of its own (root only; see above), or nobody, shared, when no lock folder can be made.
+    ``sweep``: first kill what still runs under it (needless where every grading had a PID namespace of its own)."""
+    import fcntl
+    import random
+
+    folder = _lock_folder()
+    base, size = _pool()
+    if folder is not None:
+        start = random.randrange(size)
+        for step in range(size):
+            slot = (start + step) % size
+            path = os.path.join(folder, f"{slot}.lock")
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            except OSError:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            uid = base + slot
+            if sweep:
+                kill_all_of(uid)  # whatever an earlier grading under this id left running
+            return Identity(uid, uid, f"uid {uid}, an identity of this grading's own", fd)
     uid, gid = _nobody()
-    limit = nproc_limit()
+    return Identity(uid, gid, f"nobody (uid {uid}, shared: no folder for the grading identities' locks)")
+
+
+def release(identity: Identity | None, sweep: bool = True) -> None:
+    """Give the identity back; ``sweep``: kill what still runs under it first (not needed after a PID namespace ended)."""
+    if identity is None or identity.lock_fd is None:
+        return
+    if sweep:
+        kill_all_of(identity.uid)
+    os.close(identity.lock_fd)
+    identity.lock_fd = None
+
+
+def prepare_scratch(workdir: str, identity: Identity | None) -> str:
+    """``workdir/scratch``, the only folder the submission may write: owned by the grading's identity,
+    0700. ``workdir`` itself stays root's (0711): the submission reaches its scratch folder, nothing else there."""
+    scratch = os.path.join(workdir, "scratch")
+    os.mkdir(scratch, 0o700)
+    if identity is not None:
+        os.chmod(workdir, 0o711)
+        os.chown(scratch, identity.uid, identity.gid)
+    return scratch
+
+
+def private_caches(scratch: str) -> None:
+    """Every cache a grading writes goes under its scratch folder, deleted with it: Inductor's,
+    Triton's, the home folder's. (A cache kept across gradings would let one submission leave
+    compiled code behind for the next student's grading.)"""
+    import tempfile
+
+    os.environ["HOME"] = os.environ["TMPDIR"] = tempfile.tempdir = scratch
+    compile_caches_in(scratch)
+    os.environ["XDG_CACHE_HOME"] = os.path.join(scratch, "cache")
+
+
+def compile_caches_in(folder: str) -> None:
+    """Inductor's and Triton's caches under ``folder``, and no precompiled header: Inductor writes
+    those to the machine-wide ``/tmp/torchinductor_USER/precompiled_headers`` whatever its cache
+    folder, shared by every grading (and a file larger than a grading may write). The environment
+    variable reaches the processes a grading starts; ``probe.private_compile_caches`` covers an
+    Inductor already imported."""
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(folder, "inductor-cache")
+    os.environ["TRITON_CACHE_DIR"] = os.path.join(folder, "triton-cache")
+    os.environ["TORCHINDUCTOR_CPP_CACHE_PRECOMPILE_HEADERS"] = "0"
+
+
+def drop_to(identity: Identity, limit: int | None = None) -> str:
+    """As root: become ``identity`` for good (setgroups([]), setgid, setuid), with RLIMIT_NPROC at
+    ``limit``; check that root cannot be regained. Returns what to record in the result."""
+    limit = nproc_limit() if limit is None else limit
     try:
-        os.chown(workdir, uid, gid)
         resource.setrlimit(resource.RLIMIT_NPROC, (limit, limit))
         os.setgroups([])
-        os.setgid(gid)
-        os.setuid(uid)
+        os.setgid(identity.gid)
+        os.setuid(identity.uid)
     except (OSError, ValueError) as exc:
         if os.getuid() == 0 and os.geteuid() == 0:
-            return False, f"privileges kept: dropping them failed ({exc})"
+            raise RuntimeError(f"dropping privileges failed ({exc})") from None
         raise  # half dropped: never run the submission in that state
     try:
         os.setuid(0)
@@ -75,14 +224,7 @@ def drop_privileges(workdir: str, wanted: bool = True) -> tuple[bool, str]:
         pass
     else:
         raise RuntimeError("privileges could be regained after dropping them")
-    # Where libraries write: the grading's own folder, which nobody owns (HOME=/root is unreadable now).
-    import tempfile
-
-    os.environ["HOME"] = os.environ["TMPDIR"] = tempfile.tempdir = workdir
-    cache = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    if cache is None or not os.access(cache if os.path.isdir(cache) else os.path.dirname(cache) or "/", os.W_OK):
-        os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(workdir, "inductor-cache")
-    return True, f"ran as nobody (uid {uid}, gid {gid}), at most {limit} processes"
+    return f"ran as {identity.label} (gid {identity.gid}), at most {limit} processes"
 
 
 # Imported before the drop: a fix may use any of these, and torch imports some of them lazily while
@@ -189,12 +331,14 @@ def packages_block_the_drop() -> str | None:
             "to grade as nobody, keep the course and its environment where others may read them (chmod o+rx)")
 
 
-def sandbox(job: dict, workdir: str) -> tuple[bool, str]:
-    """Become nobody if root (and not switched off); after it, unreadable stdlib modules say why."""
-    wanted = job.get("drop_privileges", True)
-    if wanted and _running_as_root():
-        preload()
-    dropped, how = drop_privileges(workdir, wanted=wanted)
-    if dropped and _stdlib_unreadable():
+def before_drop() -> None:
+    """Read, while still root, what the new user may not be able to: the standard-library modules a fix
+    or torch's compilers import lazily, and sysconfig's data (``after_drop`` needs it)."""
+    sysconfig.get_paths()
+    preload()
+
+
+def after_drop() -> None:
+    """After the drop: a standard-library module this user cannot read fails with a message that says so."""
+    if _stdlib_unreadable():
         sys.meta_path.append(_Unavailable)
-    return dropped, how

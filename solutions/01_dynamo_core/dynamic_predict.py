@@ -15,7 +15,10 @@
 # kind = "answers"
 # name = "graph_counts"
 # constant = "GRAPHS"
-# truth = "expected_graphs"
+# constant_truth = "expected_graphs"
+# variants = "draw_experiments"
+# truth = "graphs_for"
+# function = "predict_graphs"
 # points = 4
 #
 # [[requirements]]

@@ -15,7 +15,10 @@
 # kind = "answers"
 # name = "failing_guard"
 # constant = "FAILING_GUARD"
-# truth = "expected_guards"
+# constant_truth = "expected_guards"
+# variants = "draw_pairs"
+# truth = "guard_for"
+# function = "failing_guard"
 # points = 6
 #
 # [[requirements]]

@@ -13,15 +13,18 @@
 # ]
 #
 # [[checks]]
-# kind = "custom"
+# kind = "checkpoint"
 # name = "checkpoint"
-# function = "checkpoint_round_trip"
+# model = "Net"
+# prepare = "prepare"
+# save = "save_checkpoint"
 # points = 2
 #
 # [[checks]]
-# kind = "custom"
+# kind = "same_module"
 # name = "same_model"
-# function = "same_model"
+# model = "Net"
+# prepare = "prepare"
 # points = 2
 #
 # [[checks]]
@@ -77,55 +80,6 @@ def load_for_eval(path):
 # BEGIN GRADER
 def calls(gen):
     return [(torch.randn(4, 8, generator=gen),) for _ in range(2)]
-
-
-def _prepared(ctx):
-    """The learner's prepare() on a fresh Net, with the grader's counting backend."""
-    from autograder.lab import GraphTally
-
-    torch.manual_seed(0)
-    model = ctx.submission.Net()
-    tally = GraphTally()
-    prepared = ctx.submission.prepare(model, backend=tally)
-    return model, prepared, tally
-
-
-def checkpoint_round_trip(ctx):
-    import os
-    import tempfile
-
-    model, prepared, tally = _prepared(ctx)
-    x = torch.randn(4, 8, generator=torch.Generator().manual_seed(1))
-    out = prepared(x)
-    if not tally.runs:
-        return False, "The model prepare() returns ran no compiled code: prepare must compile it with the backend it is given."
-    with tempfile.TemporaryDirectory() as folder:
-        path = os.path.join(folder, "checkpoint.pt")
-        ctx.submission.save_checkpoint(prepared, path)
-        saved = list(torch.load(path))
-        evaluation = Net()  # the grader's own copy of the evaluation job's class
-        try:
-            evaluation.load_state_dict(torch.load(path))
-        except RuntimeError as exc:
-            lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-            return False, (f"A plain Net cannot load the checkpoint: {lines[-1][:160]} The file's keys are "
-                           f"{saved[:2]}..., a Net's are {list(evaluation.state_dict())[:2]}...: torch.compile(model) wraps the "
-                           "model, and the wrapper's state_dict names every entry `_orig_mod.` + the model's name.")
-    if not torch.allclose(evaluation(x), out.detach(), rtol=1e-5, atol=1e-6):
-        return False, "The checkpoint loads, but the loaded Net computes something else than the model that was saved."
-    return True, f"A plain Net loads the checkpoint (keys {saved[:2]}...) and computes what the compiled model computed."
-
-
-def same_model(ctx):
-    model, prepared, tally = _prepared(ctx)
-    if type(prepared) is not ctx.submission.Net:
-        return False, (f"prepare returns an object of type {type(prepared).__name__}, not a Net: `isinstance(model, Net)` is False and "
-                       "every attribute goes through a wrapper. torch.compile(model) returns a new object; model.compile() "
-                       "compiles the model itself.")
-    prepared(torch.randn(4, 8))
-    if not tally.runs:
-        return False, "prepare returns the Net, but it ran no compiled code: compile it with the backend prepare is given."
-    return True, f"prepare returns the Net itself ({len(tally.graphs)} graph), compiled in place."
 # END GRADER
 
 

@@ -21,7 +21,6 @@
 # kind = "probe_variant"
 # name = "guard"
 # helper = "attention"
-# variant = "attention_with_break"
 # expect_type = "Call to `torch._dynamo.graph_break()`"
 # points = 3
 #
@@ -76,13 +75,6 @@ def step(x, wq, wk, wv):
 def calls(gen):
     weights = [torch.randn(8, 8, generator=gen) / 3 for _ in range(3)]
     return [(torch.randn(6, 8, generator=gen), *weights) for _ in range(3)]
-
-
-def attention_with_break(q, k, v):
-    """The grader's variant: attention after someone added a debugging break."""
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    torch._dynamo.graph_break()
-    return torch.softmax(scores, dim=-1) @ v
 # END GRADER
 
 

@@ -27,9 +27,10 @@
 # points = 1
 #
 # [[checks]]
-# kind = "custom"
+# kind = "limit_in_effect"
 # name = "limit_stays_tight"
-# function = "limit_stays_tight"
+# min = 12  # the graphs `layer` needs
+# max = 24  # twice that: a real recompile storm is still stopped
 # points = 1
 # ///
 """Let every layer of the stack run compiled.
@@ -65,26 +66,8 @@ def layer(x, index):
 
 
 # BEGIN GRADER
-NEEDED = 12
-
-
 def calls(gen):
     return [(torch.randn(4, 16, generator=gen), index) for _ in range(2) for index in range(12)]
-
-
-def limit_stays_tight(ctx):
-    import torch._dynamo
-
-    chosen = getattr(ctx.submission, "COMPILE_OPTIONS", None)
-    per_function = chosen.get("recompile_limit") if isinstance(chosen, dict) else None
-    limit = per_function if per_function is not None else torch._dynamo.config.recompile_limit
-    where = "COMPILE_OPTIONS['recompile_limit']" if per_function is not None else "torch._dynamo.config.recompile_limit"
-    if not isinstance(limit, int) or limit < NEEDED:
-        return False, f"The limit in effect ({where} = {limit!r}) is below the {NEEDED} graphs `layer` needs."
-    if limit > 2 * NEEDED:
-        return False, (f"The limit in effect ({where} = {limit}) is more than twice the {NEEDED} graphs `layer` needs: "
-                       "a limit that high no longer stops a real recompile storm.")
-    return True, f"The limit in effect ({where} = {limit}) fits the {NEEDED} graphs `layer` needs."
 # END GRADER
 
 

@@ -19,9 +19,10 @@
 # points = 3
 #
 # [[checks]]
-# kind = "custom"
+# kind = "bisect"
 # name = "test_fn"
-# function = "check_test_fn"
+# function = "test_fn"
+# agree_with = "bisection"
 # points = 2
 # ///
 """Use the compiler bisector to find which decomposition makes `block` wrong.
@@ -112,23 +113,6 @@ def expected_bisection():
     from autograder.lab import bisect
 
     return summary(bisect(test_fn))
-
-
-def check_test_fn(ctx):
-    from autograder.lab import bisect
-
-    learner_fn = getattr(ctx.submission, "test_fn", None)
-    if not callable(learner_fn):
-        return False, "Define test_fn(): the grader bisects with it."
-    try:
-        got = summary(bisect(learner_fn))
-    except Exception as exc:  # noqa: BLE001 - the learner's test_fn may raise
-        return False, f"Bisecting with your test_fn raised {type(exc).__name__}: {exc}."
-    wanted = ctx.truth["bisection"]
-    if got == wanted:
-        return True, f"Bisecting with your test_fn finds {got}, as the grader's own bisection does."
-    return False, (f"Bisecting with your test_fn finds {got}; the grader's own bisection finds {wanted}. A test_fn "
-                   "that reuses compiled code answers for an earlier configuration, and the bisector goes astray.")
 
 
 def calls(gen):

@@ -22,6 +22,7 @@ from .events import (  # noqa: F401
 )
 from .state import (  # noqa: F401
     compiler_entry_points, clean_state, stance, config_snapshot, config_changes, config_restore, config_set_changes, is_logging_callable, describe_callable, forget_custom_ops, dynamo_config, config_defaults, refresh_decompositions,
+    print_is_reorderable, recompile_limit, config_values, private_compile_caches,
 )
 from .output import (  # noqa: F401
     _Tee, _RecordHandler, captured_output,
@@ -36,7 +37,7 @@ from .guards import (  # noqa: F401
     recording_filter, guard_report, lookup_us,
 )
 from .compile_cost import (  # noqa: F401
-    compile_with, cold_compile_seconds, frame_report, compile_times_table,
+    CountingBackend, compile_with, cold_compile, cold_compile_seconds, frame_report, compile_times_table,
 )
 from .warm_start import warm_start_report  # noqa: F401
 from .trace import (  # noqa: F401
@@ -45,8 +46,11 @@ from .trace import (  # noqa: F401
 from .ablation import (  # noqa: F401
     ABLATION_BACKENDS, _same, Stage, ablate, first_failing, bisect,
 )
+from .inject import (  # noqa: F401
+    added_break, allowed_in_graph_ids, is_disabled,
+)
 from .reproducer import (  # noqa: F401
-    PRESTARTED_REPRODUCERS, _RAISING_HELPERS, run_reproducer, _describe_raise, _reproducer_child,
+    PRESTARTED_REPRODUCERS, _RAISING_HELPERS, run_reproducer, _describe_raise, _reproducer_child, run_all,
 )
 from .messages import (  # noqa: F401
     Frame, GraphBreak, gb_id, gb_type_of, parse_break, graph_break, GuardLine, GuardLog, parse_guard_tree, guard_log, FailedGuard, failed_guard,

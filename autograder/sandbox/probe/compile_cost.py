@@ -12,7 +12,20 @@ import torch._dynamo.exc
 from .state import clean_state
 
 
-def compile_with(fn, backend: str, options: dict | None = None):
+class CountingBackend:
+    """A real backend (by name, or a backend function) that also counts the graphs it is handed: a
+    timing means nothing when no graph was compiled."""
+
+    def __init__(self, backend):
+        self.backend, self.graphs = backend, 0
+
+    def __call__(self, gm, example_inputs):
+        self.graphs += 1
+        inner = torch._dynamo.lookup_backend(self.backend) if isinstance(self.backend, str) else self.backend
+        return inner(gm, example_inputs)
+
+
+def compile_with(fn, backend, options: dict | None = None):
     """``torch.compile`` with a real backend, for timings (``options``: the learner's guard filter)."""
     options = options or {}
     kwargs = {k: v for k, v in options.items() if k in ("fullgraph", "dynamic")}
@@ -23,6 +36,12 @@ def compile_with(fn, backend: str, options: dict | None = None):
 
 def cold_compile_seconds(fn, calls, backend: str = "aot_eager", driver=None, options: dict | None = None,
                          clock: str = "wall") -> float:
+    """Seconds of running the schedule from a cold start (see ``cold_compile``)."""
+    return cold_compile(fn, calls, backend, driver, options, clock)[0]
+
+
+def cold_compile(fn, calls, backend: str = "aot_eager", driver=None, options: dict | None = None,
+                 clock: str = "wall") -> tuple[float, int]:
     """Seconds of running the schedule from a cold start: Dynamo reset, and for Inductor its caches
     disabled and a fresh, empty TORCHINDUCTOR_CACHE_DIR, so every graph really compiles. ``options``:
     ``fullgraph``/``dynamic`` as the grader compiles (other keys are ignored).
@@ -31,7 +50,8 @@ def cold_compile_seconds(fn, calls, backend: str = "aot_eager", driver=None, opt
     Dynamo itself records for compiling frames (the sum of ``entire_frame_compile_time_s`` in its
     compilation metrics, backend compile included). Graders use "compile": on this shared machine
     the run part of a cold schedule varied 5x between identical runs while the compile part stayed
-    within a few percent. Automatic-dynamic profiles (PGO) are off, so no run learns from the last."""
+    within a few percent. Automatic-dynamic profiles (PGO) are off, so no run learns from the last.
+    Returns (seconds, graphs compiled)."""
     import gc
     import tempfile
     import time
@@ -50,7 +70,8 @@ def cold_compile_seconds(fn, calls, backend: str = "aot_eager", driver=None, opt
             stack.enter_context(inductor_config.patch(force_disable_caches=True))
         stack.enter_context(torch._dynamo.config.patch(automatic_dynamic_local_pgo=False))
         kwargs = {k: v for k, v in (options or {}).items() if k in ("fullgraph", "dynamic")}
-        compiled = torch.compile(fn, backend=backend, **kwargs)
+        counter = CountingBackend(backend)
+        compiled = torch.compile(fn, backend=counter, **kwargs)
         # A full garbage collection over what earlier compiles left behind can take most of a second
         # and lands at random: collect first, and not while timing (as timeit does).
         gc.collect()
@@ -66,7 +87,7 @@ def cold_compile_seconds(fn, calls, backend: str = "aot_eager", driver=None, opt
         if clock == "compile":
             seconds = sum(r.entire_frame_compile_time_s or 0.0 for r in dynamo_utils.get_compilation_metrics())
     clean_state()
-    return seconds
+    return seconds, counter.graphs
 
 
 def frame_report(fn, calls, **compile_options) -> list[dict]:

@@ -71,9 +71,28 @@ def run_reproducer(path: str, *, entry: str = "fn", inputs: str = "make_inputs",
     return {"error": f"the reproducer's process ended (exit status {proc.returncode}) without a report: {' | '.join(tail)}"[:1500]}
 
 
-def _describe_raise(exc: BaseException, path: str) -> dict:
+def _frame_origin(frame, own_codes) -> str:
+    """"repro" for a frame running code compiled from the reproducer's text (by identity: its code
+    object is one of ``own_codes``), "torch" for a frame whose globals are the namespace of one of
+    torch's own imported modules, "other" otherwise. A file name proves nothing: code can be compiled
+    under any name."""
+    code = frame.f_code
+    if own_codes is not None and any(code is own for own in own_codes):
+        return "repro"
+    name = frame.f_globals.get("__name__")
+    module = sys.modules.get(name) if isinstance(name, str) else None
+    if (module is not None and name.partition(".")[0] == "torch" and getattr(module, "__dict__", None) is frame.f_globals
+            and str(getattr(module, "__file__", "") or "").startswith(_TORCH_DIR) and code.co_filename.startswith(_TORCH_DIR)):
+        return "torch"
+    return "other"
+
+
+def _describe_raise(exc: BaseException, path: str, own_codes=None) -> dict:
     """An exception raised by a reproducer: its type and message, and the frames of the error that
-    started it (following ``raise ... from``), each marked "repro", "torch" or "other"."""
+    started it (following ``raise ... from``), each marked "repro", "torch" or "other" (``_frame_origin``;
+    without ``own_codes``, the reproducer's frames are those of ``path``)."""
+    import linecache
+
     root = exc
     while True:
         nxt = root.__cause__ or (None if root.__suppress_context__ else root.__context__)
@@ -81,13 +100,61 @@ def _describe_raise(exc: BaseException, path: str) -> dict:
             break
         root = nxt
     frames = []
-    for frame in __import__("traceback").extract_tb(root.__traceback__):
-        where = ("repro" if os.path.abspath(frame.filename) == path else
-                 "torch" if frame.filename.startswith(_TORCH_DIR) else "other")
-        frames.append({"where": where, "file": frame.filename, "line": frame.lineno, "function": frame.name,
-                       "code": (frame.line or "").strip()})
+    tb = root.__traceback__
+    while tb is not None:
+        frame, line = tb.tb_frame, tb.tb_lineno
+        where = _frame_origin(frame, own_codes)
+        if own_codes is None and where == "other" and os.path.abspath(frame.f_code.co_filename) == path:
+            where = "repro"
+        frames.append({"where": where, "file": frame.f_code.co_filename, "line": line, "function": frame.f_code.co_name,
+                       "code": linecache.getline(frame.f_code.co_filename, line).strip()})
+        tb = tb.tb_next
     return {"status": "raised", "type": type(exc).__name__, "message": str(exc)[:3000],
             "root_type": type(root).__name__, "root_message": str(root)[:1000], "frames": frames[-40:]}
+
+
+def run_all(module, job: dict, path: str, own_codes=None) -> dict:
+    """The runs of one reproducer module: ``entry(*inputs())`` eagerly, then compiled with each backend
+    (a clean Dynamo state each time), and, with ``culprit``, the first backend once more without that
+    operator's decomposition. Returns {"import": None, "runs": {...}, "culprit": ...}."""
+    report: dict = {"import": None, "runs": {}}
+    fn, make_inputs = getattr(module, job["entry"]), getattr(module, job["inputs"])
+
+    def run(backend):
+        clean_state()
+        refresh_decompositions()
+        torch.manual_seed(0)
+        try:
+            args = make_inputs()
+            target = fn if backend is None else torch.compile(fn, backend=backend)
+            return {"status": "ok", "output": _detach(target(*args))}
+        except BaseException as exc:  # noqa: BLE001
+            return _describe_raise(exc, path, own_codes)
+
+    reference = run(None)
+    report["runs"]["reference"] = {k: v for k, v in reference.items() if k != "output"}
+    for backend in job["backends"]:
+        outcome = run(backend)
+        if outcome["status"] == "ok" and reference["status"] == "ok":
+            problem = _same(outcome["output"], reference["output"])
+            if problem:
+                outcome = {"status": "mismatch", "message": problem}
+        report["runs"][backend] = {k: v for k, v in outcome.items() if k != "output"}
+    if job.get("culprit") and job["backends"]:
+        namespace, _, name = job["culprit"].partition("::")
+        from torch._inductor import decomposition
+
+        packet = getattr(getattr(torch.ops, namespace, None), name, None)
+        op = getattr(packet, "default", None) if packet is not None else None
+        if op is None or op not in decomposition.decompositions:
+            report["culprit"] = "missing"
+        else:
+            del decomposition.decompositions[op]
+            outcome = run(job["backends"][0])
+            if outcome["status"] == "ok" and reference["status"] == "ok" and _same(outcome["output"], reference["output"]):
+                outcome = {"status": "mismatch"}
+            report["culprit"] = {k: v for k, v in outcome.items() if k != "output"}
+    return report
 
 
 def _reproducer_child() -> None:
@@ -105,43 +172,10 @@ def _reproducer_child() -> None:
         module = importlib.util.module_from_spec(spec)
         sys.modules["reproducer"] = module
         spec.loader.exec_module(module)
-        fn, make_inputs = getattr(module, job["entry"]), getattr(module, job["inputs"])
+        getattr(module, job["entry"]), getattr(module, job["inputs"])
     except BaseException as exc:  # noqa: BLE001 - reported, not raised
         report["import"] = _describe_raise(exc, path)
     else:
-        def run(backend):
-            clean_state()
-            refresh_decompositions()
-            torch.manual_seed(0)
-            try:
-                args = make_inputs()
-                target = fn if backend is None else torch.compile(fn, backend=backend)
-                return {"status": "ok", "output": _detach(target(*args))}
-            except BaseException as exc:  # noqa: BLE001
-                return _describe_raise(exc, path)
-
-        reference = run(None)
-        report["runs"]["reference"] = {k: v for k, v in reference.items() if k != "output"}
-        for backend in job["backends"]:
-            outcome = run(backend)
-            if outcome["status"] == "ok" and reference["status"] == "ok":
-                problem = _same(outcome["output"], reference["output"])
-                if problem:
-                    outcome = {"status": "mismatch", "message": problem}
-            report["runs"][backend] = {k: v for k, v in outcome.items() if k != "output"}
-        if job.get("culprit") and job["backends"]:
-            namespace, _, name = job["culprit"].partition("::")
-            from torch._inductor import decomposition
-
-            packet = getattr(getattr(torch.ops, namespace, None), name, None)
-            op = getattr(packet, "default", None) if packet is not None else None
-            if op is None or op not in decomposition.decompositions:
-                report["culprit"] = "missing"
-            else:
-                del decomposition.decompositions[op]
-                outcome = run(job["backends"][0])
-                if outcome["status"] == "ok" and reference["status"] == "ok" and _same(outcome["output"], reference["output"]):
-                    outcome = {"status": "mismatch"}
-                report["culprit"] = {k: v for k, v in outcome.items() if k != "output"}
+        report = run_all(module, job, path)
     os.write(channel, (nonce + json.dumps(report, default=str) + "\n").encode())
     os._exit(0)

@@ -121,3 +121,30 @@ def refresh_decompositions() -> None:
     from torch._inductor import decomposition
 
     decomposition.fast_random_decomps.cache_clear()
+
+
+def print_is_reorderable() -> bool:
+    """Whether ``print`` is in ``torch._dynamo.config.reorderable_logging_functions`` (moved after the graph)."""
+    try:
+        return print in torch._dynamo.config.reorderable_logging_functions
+    except TypeError:
+        return False
+
+
+def recompile_limit() -> object:
+    """``torch._dynamo.config.recompile_limit`` as it is now."""
+    return torch._dynamo.config.recompile_limit
+
+
+def config_values(keys) -> dict:
+    """The current values of some ``torch._dynamo.config`` keys (missing keys are left out)."""
+    current = torch._dynamo.config.get_config_copy()
+    return {key: current[key] for key in keys if key in current}
+
+
+def private_compile_caches() -> None:
+    """Inductor in a grading's own, empty cache folder: no precompiled header, which would be rebuilt
+    for every grading (and is larger than a grading may write)."""
+    import torch._inductor.config as inductor_config
+
+    inductor_config.cpp_cache_precompile_headers = False

@@ -21,11 +21,17 @@ def _is_user_file(filename: str) -> bool:
     return not (filename.startswith(_TORCH_DIR) or filename.startswith(_STDLIB_DIR) or filename.startswith("<"))
 
 
+def _same_file(name: str, prefer: str) -> bool:
+    """Paths compared as text: the learner's code is compiled from the text the grader read, under its
+    path, and that file may be unreadable (or gone) in the process that measures."""
+    return os.path.normpath(os.path.abspath(name)) == os.path.normpath(os.path.abspath(prefer))
+
+
 def _site(frames, prefer: str | None = None) -> dict:
     """The innermost frame of user code (of ``prefer`` when given) as {file, line, function, code}."""
     frames = list(frames or [])
     user = [f for f in frames if _is_user_file(f.filename)]
-    preferred = [f for f in user if prefer and os.path.samefile(f.filename, prefer)] if prefer else []
+    preferred = [f for f in user if _same_file(f.filename, prefer)] if prefer else []
     chosen = (preferred or user or frames or [None])[-1]
     if chosen is None:
         return {}

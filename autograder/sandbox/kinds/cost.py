@@ -1,0 +1,94 @@
+"""Measure parts of chapters 5 and 6 (decisions: ``autograder.checks.cost``).
+
+- ``guards`` and ``stance_calls`` share one guard report: the entry compiled again with a
+  keep-all-recording filter around the learner's own, over the schedule (``probe.guard_report``);
+  ``guards`` adds the values of the config keys it must see;
+- ``compile_time`` (costly): Dynamo's compile time over a cold run of the schedule, the starter
+  and the submission interleaved ``repeats`` times, with the graphs each run compiled;
+- ``guard_time`` (costly): the median "TorchDynamo Cache Lookup" time per call, baseline and
+  submission interleaved, with the graphs the submission's compile produced.
+
+A timing with no graph compiled means nothing; the counts go to the judge, which fails it.
+"""
+
+from __future__ import annotations
+
+from autograder.sandbox.kinds import measures
+from autograder.sandbox.plain import to_plain
+
+
+def guard_report(lab) -> dict:
+    from autograder.sandbox import probe
+
+    cached = lab.extra.get("guard_report")
+    if cached is None:
+        made, driver, options = lab.build(lab.submission)
+        cached = lab.extra["guard_report"] = to_plain(probe.guard_report(made, lab.calls, options, driver=driver))
+    return cached
+
+
+@measures("guards", params=("config",))
+def guards_measure(spec, lab) -> dict:
+    from autograder.sandbox import probe
+
+    keys = list((spec.params.get("config") or {}))
+    return {"report": guard_report(lab), "config": {key: to_plain(value) for key, value in probe.config_values(keys).items()}}
+
+
+@measures("stance_calls")
+def stance_calls_measure(spec, lab) -> dict:
+    return {"report": guard_report(lab)}
+
+
+@measures("compile_time", params=("backend", "repeats"), costly=True)
+def compile_time_measure(spec, lab) -> dict:
+    from autograder.sandbox import probe
+
+    if lab.measurement.error:
+        return {"not_run": True}
+    p = spec.params
+    backend, repeats = p.get("backend", "aot_eager"), p.get("repeats", 3)
+    starter = lab.starter_module()
+    pairs, graphs = [], []
+    for _ in range(repeats):  # interleaved: starter, submission, starter, submission, ...
+        made, driver, options = lab.build(starter)
+        before, _ = probe.cold_compile(made, lab.calls, backend, driver=driver, options=options, clock="compile")
+        made, driver, options = lab.build(lab.submission)
+        after, compiled = probe.cold_compile(made, lab.calls, backend, driver=driver, options=options, clock="compile")
+        pairs.append([float(before), float(after)])
+        graphs.append(int(compiled))
+    return {"seconds": pairs, "graphs": graphs, "backend": backend}
+
+
+@measures("guard_time", params=("against", "repeats", "rounds"), costly=True)
+def guard_time_measure(spec, lab) -> dict:
+    import torch
+
+    from autograder.sandbox import probe
+
+    if lab.measurement.error:
+        return {"not_run": True}
+    p = spec.params
+    against, repeats, rounds = p.get("against", "starter"), p.get("repeats", 5), p.get("rounds", 3)
+    defaults = probe.config_defaults(lab.exercise["allow_config"])
+    if against == "starter":
+        base_entry, base_driver, base_options = lab.build(lab.starter_module())
+    else:
+        base_entry, base_driver, base_options = lab.build(lab.submission)
+        base_options.pop("guard_filter_fn", None)
+    counter = probe.CountingBackend("eager")
+    with torch.no_grad():
+        probe.clean_state()
+        with probe.dynamo_config(defaults):
+            baseline = probe.compile_with(base_entry, "eager", base_options)
+            probe.lookup_us(baseline, lab.calls, base_driver)  # compiles (warm-up)
+        made, driver, options = lab.build(lab.submission)
+        candidate = probe.compile_with(made, counter, options)
+        probe.lookup_us(candidate, lab.calls, driver)
+        pairs = []
+        for _ in range(repeats):
+            before = probe.lookup_us(baseline, lab.calls, base_driver, rounds, statistic="median")
+            after = probe.lookup_us(candidate, lab.calls, driver, rounds, statistic="median")
+            pairs.append([float(before), float(after)])
+        probe.clean_state()
+    return {"lookup_us": pairs, "graphs": counter.graphs, "against": against}

@@ -1,0 +1,107 @@
+"""Reference and measure parts of the kinds about what a learner's function builds or chooses
+(decisions: ``autograder.checks.modules``): a model compiled in place and its checkpoint
+(``same_module``, ``checkpoint``), the recompile limit in effect (``limit_in_effect``), and a
+bisection run with the learner's test function (``bisect``)."""
+
+from __future__ import annotations
+
+import os
+
+from autograder.sandbox.kinds import Prepared, measures, references
+from autograder.sandbox.plain import to_plain
+
+
+@references("same_module")
+def same_module_reference(spec, ref) -> Prepared:
+    import torch
+
+    shape = [int(n) for n in spec.params.get("input_shape", [4, 8])]
+    return Prepared(learner={"x": torch.randn(*shape, generator=torch.Generator().manual_seed(1))})
+
+
+@references("checkpoint")
+def checkpoint_reference(spec, ref) -> Prepared:
+    """A plain model of the master's class, built as the learner's is (seed 0): its state and its output."""
+    import torch
+
+    shape = [int(n) for n in spec.params.get("input_shape", [4, 8])]
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(1))
+    torch.manual_seed(0)
+    plain = getattr(ref.master, spec.params.get("model", "Net"))()
+    with torch.no_grad():
+        out = plain(x)
+    return Prepared(judge={"state": to_plain(dict(plain.state_dict())), "output": to_plain(out)}, learner={"x": x})
+
+
+def _prepared(spec, lab):
+    """The learner's prepare() on a fresh model of the file's class, with a counting backend."""
+    import torch
+
+    from autograder.sandbox import probe
+
+    p = spec.params
+    torch.manual_seed(0)
+    model_class = lab.submission.__dict__.get(p.get("model", "Net"))
+    prepare = lab.submission.__dict__.get(p.get("prepare", "prepare"))
+    if model_class is None or prepare is None:
+        return None
+    model = model_class()
+    tally = probe.GraphTally()
+    prepared = prepare(model, backend=tally)
+    return model_class, model, prepared, tally
+
+
+@measures("same_module", params=("model", "prepare"))
+def same_module_measure(spec, lab) -> dict:
+    built = _prepared(spec, lab)
+    if built is None:
+        return {"missing": True}
+    model_class, model, prepared, tally = built
+    prepared(lab.data[spec.name]["x"])
+    return {"missing": False, "same_class": type(prepared) is model_class, "same_object": prepared is model,
+            "type": type.__dict__["__name__"].__get__(type(prepared)), "ran_compiled": tally.runs > 0, "graphs": len(tally.graphs)}
+
+
+@measures("checkpoint", params=("model", "prepare", "save"))
+def checkpoint_measure(spec, lab) -> dict:
+    import torch
+
+    built = _prepared(spec, lab)
+    if built is None:
+        return {"missing": True}
+    _, _, prepared, tally = built
+    out = prepared(lab.data[spec.name]["x"])
+    if not tally.runs:
+        return {"missing": False, "ran_compiled": False}
+    path = os.path.join(lab.scratch, "checkpoint.pt")
+    lab.submission.__dict__[spec.params.get("save", "save_checkpoint")](prepared, path)
+    saved = torch.load(path, weights_only=True)
+    return {"missing": False, "ran_compiled": True, "output": to_plain(out),
+            "saved": to_plain(dict(saved)) if isinstance(saved, dict) else {"__object__": type(saved).__name__}}
+
+
+@measures("limit_in_effect")
+def limit_in_effect_measure(spec, lab) -> dict:
+    from autograder.sandbox import probe
+
+    chosen = lab.submission.__dict__.get("COMPILE_OPTIONS")
+    per_function = dict.get(chosen, "recompile_limit") if isinstance(chosen, dict) else None
+    return {"per_function": to_plain(per_function), "config": to_plain(probe.recompile_limit())}
+
+
+@measures("bisect", params=("function",))
+def bisect_measure(spec, lab) -> dict:
+    from autograder.sandbox import probe
+
+    learner_fn = lab.submission.__dict__.get(spec.params.get("function", "test_fn"))
+    if not callable(learner_fn):
+        return {"missing": True}
+    try:
+        found = probe.bisect(learner_fn)
+    except Exception as exc:  # noqa: BLE001 - the learner's test function may raise
+        return {"missing": False, "raised": f"{type(exc).__name__}: {str(exc)[:300]}"}
+    if found is None:
+        return {"missing": False, "result": None}
+    return {"missing": False, "result": {"backend": to_plain(found.backend), "subsystem": to_plain(found.subsystem),
+                                         "bisect_number": to_plain(found.bisect_number),
+                                         "debug_info": to_plain(str(found.debug_info or ""))[:4000]}}

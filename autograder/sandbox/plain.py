@@ -1,0 +1,85 @@
+"""Turn what a program returned into plain data the judge can compare without calling any of it.
+
+Plain data is builtin scalars and strings, lists, tuples, dicts with string or integer keys, and
+tensors of torch's own class (a subclass becomes a plain tensor of the same values). Anything else
+becomes a marker ``{"__object__": "TypeName"}``, which equals nothing a reference produces; the
+type name comes from ``type()``, never from the object. Runs where the value was made (the
+reference child, the learner child), so that only plain data crosses to the judge.
+"""
+
+from __future__ import annotations
+
+import math
+
+OBJECT = "__object__"  # marker key: a value that is not plain data
+MAX_DEPTH = 12
+MAX_ITEMS = 100_000
+MAX_TEXT = 1 << 20
+
+
+class _Budget:
+    def __init__(self):
+        self.items = 0
+
+
+def _type_name(value) -> str:
+    kind = type(value)
+    return str(type.__dict__["__name__"].__get__(kind))[:80]  # the class's own name; a metaclass cannot answer for it
+
+
+def object_marker(value) -> dict:
+    return {OBJECT: _type_name(value)}
+
+
+def to_plain(value, depth: int = 0, budget: _Budget | None = None):
+    """``value`` as plain data (see the module docstring); tensors are detached copies."""
+    import torch
+
+    budget = budget or _Budget()
+    budget.items += 1
+    if depth > MAX_DEPTH or budget.items > MAX_ITEMS:
+        return {OBJECT: "too deep or too large"}
+    kind = type(value)  # the real class: isinstance() would ask the object's own __class__
+    if value is None or kind is bool:
+        return value
+    try:
+        if issubclass(kind, int) and not issubclass(kind, bool):
+            return int.__index__(value)
+        if issubclass(kind, float):
+            return float.__float__(value)
+        if issubclass(kind, str):
+            return str.__str__(value)[:MAX_TEXT]
+        if issubclass(kind, torch.Tensor):
+            plain = torch.Tensor.as_subclass(value, torch.Tensor) if kind is not torch.Tensor else value
+            if plain.layout != torch.strided or plain.is_quantized or plain.device.type == "meta":
+                return object_marker(value)
+            return plain.detach().to("cpu").clone().contiguous()
+        if kind is torch.Size:
+            return tuple(int(n) for n in tuple.__iter__(value))
+        if kind in (torch.dtype, torch.device):
+            return str(value)
+        if kind is complex:
+            return {OBJECT: "complex", "real": value.real, "imag": value.imag}
+        if issubclass(kind, (list, tuple)):
+            items = list.__iter__(value) if issubclass(kind, list) else tuple.__iter__(value)
+            converted = [to_plain(item, depth + 1, budget) for item in items]
+            return converted if issubclass(kind, list) else tuple(converted)
+        if issubclass(kind, dict):
+            plain = {}
+            for key, item in dict.items(value):
+                key_kind = type(key)
+                if issubclass(key_kind, str):
+                    key = str.__str__(key)
+                elif issubclass(key_kind, int) and not issubclass(key_kind, bool):
+                    key = int.__index__(key)
+                else:
+                    key = f"<{_type_name(key)} key>"
+                plain[key] = to_plain(item, depth + 1, budget)
+            return plain
+    except Exception:  # noqa: BLE001 - something the learner made that only looks like plain data
+        return object_marker(value)
+    return object_marker(value)
+
+
+def finite_or_none(value: float | None) -> float | None:
+    return value if isinstance(value, float) and math.isfinite(value) else None

@@ -1,0 +1,80 @@
+"""Probes that change what Dynamo sees, never the learner's code: a graph break added at one call
+site of one function, and the functions a program put into graphs with ``allow_in_graph``.
+
+``added_break(code, site)`` makes Dynamo, while it traces the frame of ``code``, meet a
+``torch._dynamo.graph_break()`` just before the ``site``-th call it traces there (calls counted in
+the order Dynamo first traces them). The function keeps its own code, globals, decorators and
+``with`` blocks: whatever strict setting (``error_on_graph_break``) is in effect at that call
+decides, as it would for a break someone later writes there. ``code`` is found by identity (the
+code objects compiled from the learner's file), never by name or file name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import torch
+import torch._dynamo
+
+
+def _sets_strictness(fn) -> bool:
+    """A call that only sets up a strict setting (``error_on_graph_break(...)``, a ``with`` block's
+    enter or exit): a break placed there is no break in the function's work."""
+    if "WithExit" in type(fn).__name__ or "WithEnter" in type(fn).__name__:
+        return True
+    try:
+        peek = getattr(type(fn), "peek_value", None)  # a lazy tracker: look without realizing (no guards added)
+        value = peek(fn) if peek is not None and not fn.is_realized() else getattr(fn, "value", None)
+    except Exception:  # noqa: BLE001 - a tracker that cannot say: count it as work
+        return False
+    return value is torch._dynamo.error_on_graph_break
+
+
+@contextlib.contextmanager
+def added_break(code, site: int | None):
+    """While the block runs, a graph break before the ``site``-th (0-based) *work* call Dynamo traces
+    in the frame of ``code`` (``None``: no break, only record the sites). Yields a dict with ``sites``
+    (each work call site seen, as (offset, line), in the order Dynamo first traced it) and ``placed``
+    (the site that got the break, once it did)."""
+    from torch._dynamo.symbolic_convert import InstructionTranslatorBase
+    from torch._dynamo.variables.builder import SourcelessBuilder
+
+    original = InstructionTranslatorBase.call_function
+    record: dict = {"sites": [], "placed": None}
+
+    def call_function(self, fn, args, kwargs):
+        if getattr(self, "f_code", None) is code and not _sets_strictness(fn):
+            instruction = getattr(self, "current_instruction", None)
+            positions = getattr(instruction, "positions", None)
+            where = (getattr(instruction, "offset", None), getattr(positions, "lineno", None) or getattr(instruction, "starts_line", None))
+            if where not in record["sites"]:
+                record["sites"].append(where)
+            if site is not None and record["sites"].index(where) == site:
+                record["placed"] = where
+                # The very call torch._dynamo.graph_break() is traced as: the same break type and handling.
+                original(self, SourcelessBuilder.create(self, torch._dynamo.graph_break), [], {})
+        return original(self, fn, args, kwargs)
+
+    InstructionTranslatorBase.call_function = call_function
+    try:
+        yield record
+    finally:
+        InstructionTranslatorBase.call_function = original
+
+
+def allowed_in_graph_ids() -> set[int]:
+    """The ids of every callable marked with ``allow_in_graph`` (nonstrict_trace ones excluded: they are traced)."""
+    from torch._dynamo import trace_rules
+
+    allowed = set(trace_rules._allowed_callable_ids())
+    return allowed - set(trace_rules._nonstrict_trace_callable_ids())
+
+
+def is_disabled(value) -> bool:
+    """Whether ``value`` is a function wrapped by ``torch.compiler.disable``, read without calling anything on it."""
+    import inspect
+
+    try:
+        return bool(inspect.getattr_static(value, "_torchdynamo_disable", False))
+    except Exception:  # noqa: BLE001
+        return False
