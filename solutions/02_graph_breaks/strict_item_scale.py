@@ -32,7 +32,6 @@
 # kind = "probe_variant"
 # name = "still_strict"
 # helper = "peak_scale"
-# variant = "peak_scale_with_break"
 # expect_type = "Call to `torch._dynamo.graph_break()`"
 # points = 2
 #
@@ -188,12 +187,6 @@ def calls(gen):
     batches[int(torch.randint(0, 4, (1,), generator=gen))] = torch.zeros(rows, 8)
     return [(x,) for x in batches]
 
-
-def peak_scale_with_break(h):
-    """The grader's variant of peak_scale: the same value, one new graph break."""
-    peak = h.abs().amax().clamp_min(1e-6)
-    torch._dynamo.graph_break()
-    return peak
 # END GRADER
 
 
