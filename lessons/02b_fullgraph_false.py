@@ -703,7 +703,8 @@ drift("fullgraph=True captures .item() into the graph", item_full.error is None 
 # ### Exercise: predict_strictness
 #
 # [exercises/02_graph_breaks/predict_strictness.py](../exercises/02_graph_breaks/predict_strictness.py):
-# predict "error" or "ok" for eight compiled calls; the grader runs them and compares.
+# write the rule that says whether a compiled call raises, for error_on_graph_break set at up to four
+# places; the grader tries it on experiments of its own and runs them to compare.
 
 # %%
 # !{sys.executable} ../exercises/02_graph_breaks/predict_strictness.py 2>&1 | tail -n 20
@@ -789,7 +790,8 @@ drift("with nested_graph_breaks on, a break at any depth costs 2 graphs and 1 br
 #   a print two calls deep costs a pair of graphs per level; get down to two graphs and keep
 #   the message.
 # - [exercises/02_graph_breaks/predict_nested.py](../exercises/02_graph_breaks/predict_nested.py):
-#   predict graphs and breaks for a chain like the one above.
+#   write the rule that gives graphs and breaks for any chain like the one above; the grader
+#   tries it on chains of its own.
 
 # %%
 # !{sys.executable} ../exercises/02_graph_breaks/flatten_nested.py 2>&1 | tail -n 20
@@ -1118,7 +1120,8 @@ assert survived.compiled_calls == 2 and survived.skipped
 # ### Exercise: predict_skips
 #
 # [exercises/02_graph_breaks/predict_skips.py](../exercises/02_graph_breaks/predict_skips.py):
-# for nine small functions, predict the number of graphs, 0 for a skipped function, or "error".
+# write the rule that gives the number of graphs (0 for a skipped function), or "error", for seven
+# small functions called on several input lengths; the grader tries it on experiments of its own.
 
 # %%
 # !{sys.executable} ../exercises/02_graph_breaks/predict_skips.py 2>&1 | tail -n 20

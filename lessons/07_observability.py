@@ -476,8 +476,8 @@ assert "torch.ops.aten.sin" in runnable and "load_args" in runnable  # the graph
 # ### Exercise: trace_report
 #
 # Record the trace of someone else's program, render it with tlparse, and read the report: how
-# many frames and compiles, which frame compiled most often, which compile took longest. Edit
-# [exercises/07_observability/trace_report.py](../exercises/07_observability/trace_report.py).
+# many frames and compiles, which frame compiled most often, which compile made the largest graph.
+# Edit [exercises/07_observability/trace_report.py](../exercises/07_observability/trace_report.py).
 # The first cell below records the trace and renders it into `lessons/build/tl_report/index.html`
 # (open it in a browser tab, or show it here as above); the second runs the file plainly:
 

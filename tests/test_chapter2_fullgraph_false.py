@@ -443,24 +443,58 @@ def test_skip_recompile_limit_raising_the_limit_fails(submission):
     assert not result.passed and "recompile_limit" in violations(result)
 
 
-def test_skip_recompile_limit_dynamic_true_passes(submission):
-    fix = swap(starter("skip_recompile_limit"), 'COMPILE_OPTIONS = {"dynamic": False}', 'COMPILE_OPTIONS = {"dynamic": True}')
-    assert graded(submission, "skip_recompile_limit", fix).passed
-
-
 def test_isolate_skip_disabling_forward_fails(submission):
-    cheat = swap(starter("isolate_skip"), "def forward(x, w):", "@torch.compiler.disable\ndef forward(x, w):")
+    cheat = swap(starter("isolate_skip"), "def forward(x, w, monitors):", "@torch.compiler.disable\ndef forward(x, w, monitors):")
     result = graded(submission, "isolate_skip", cheat)
     assert not result.passed and status(result)["skips"] == "failed"
 
 
-@pytest.mark.parametrize("exercise_id, constant", [("predict_strictness", "OUTCOMES"), ("predict_nested", "GRAPHS"),
-                                                   ("predict_skips", "OUTCOMES")])
-def test_predictions_are_graded_against_a_live_run(submission, exercise_id, constant):
+PREDICTIONS = [("predict_strictness", "predict_outcome", "OUTCOMES"), ("predict_nested", "predict_counts", "COUNTS"),
+               ("predict_skips", "predict_outcome", "OUTCOMES")]
+
+OFF_BY_ONE = """
+_rule = {function}
+
+
+def {function}(*args, **kwargs):  # the reference rule, every answer made wrong
+    value = _rule(*args, **kwargs)
+    if isinstance(value, str):
+        return "ok" if value == "error" else "error"
+    if isinstance(value, tuple):
+        return (value[0] + 1, *value[1:])
+    return value + 1
+
+
+"""
+
+
+@pytest.mark.parametrize("exercise_id, function, constant", PREDICTIONS)
+def test_predictions_are_graded_against_a_live_run(submission, exercise_id, function, constant):
     text = solution(exercise_id)
     line = next(line for line in text.splitlines() if line.startswith(f"{constant} = {{"))
-    key, value = re.search(r'"(\w+)": ("?\w+"?)', line).groups()
-    wrong = '"ok"' if value == '"error"' else '"error"' if value == '"ok"' else str(int(value) + 1) if value.isdigit() else "0"
-    cheat = swap(text, f'"{key}": {value}', f'"{key}": {wrong}')
+    cheat = swap(text, line, OFF_BY_ONE.format(function=function) + line)
     result = graded(submission, exercise_id, cheat)
-    assert not result.passed and key in " ".join(c.message for c in result.checks)
+    assert not result.passed and "grader measured" in " ".join(c.message for c in result.checks)
+
+
+@pytest.mark.parametrize("exercise_id, function, constant", PREDICTIONS)
+def test_prediction_files_do_not_measure(exercise_id, function, constant):
+    """A file that could run its experiments would print its answers."""
+    text = starter(exercise_id)
+    assert "autograder" not in text.split('"""', 2)[2] and not re.search(r"\btally|\brun_case|\bexperiment\(", text)
+    assert f"def {function}(" in text and f"{constant} = {{" in text
+
+
+@pytest.mark.parametrize("exercise_id, function, constant", PREDICTIONS)
+def test_copied_answers_fail_on_hidden_experiments(submission, exercise_id, function, constant):
+    """The examples' answers copied from a run, the rule left a guess: the hidden experiments catch it."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"copied_{exercise_id}", ROOT / "solutions" / CHAPTER / f"{exercise_id}.py")
+    master = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(master)
+    text = starter(exercise_id)
+    marker = 'if __name__ == "__main__":'
+    cheat = swap(text, marker, f"{constant} = {getattr(master, constant)!r}\n\n\n{marker}")
+    result = graded(submission, exercise_id, cheat)
+    assert not result.passed and "grader measured" in " ".join(c.message for c in result.checks)

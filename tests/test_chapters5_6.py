@@ -120,8 +120,8 @@ def test_disabling_the_layer_breaks_the_single_graph_nested_region_needs(submiss
 
 # -- chapter 6: unsafe shortcuts must show up as wrong answers or failed structure ----------------
 
-def test_skip_all_guards_goes_stale_when_the_schedule_changes_scale(submission):
-    cheat = swap(starter("filter_keeps_attr"), "torch.compiler.skip_guard_on_all_nn_modules_unsafe",
+def test_skip_all_guards_goes_stale_when_the_schedule_changes_the_slope(submission):
+    cheat = swap(starter("filter_keeps_attr"), "torch.compiler.skip_guard_on_inbuilt_nn_modules_unsafe",
                  "torch.compiler.skip_all_guards_unsafe")
     result = graded(submission, "filter_keeps_attr", cheat)
     assert not result.passed and status(result)["correct"] == "failed"

@@ -187,6 +187,13 @@ def test_raised_by_hand_names_each_way_of_faking_a_torch_error():
     assert "raises it itself" in raised_by_hand({"frames": [{**own, "code": "raise RuntimeError('x')"}]})
     assert "calls torch's `_check`" in raised_by_hand({"frames": [own, check, {**check, "function": "_check_with"}]})
     assert "outside torch" in raised_by_hand({"frames": [inside, {**own, "where": "other", "file": "/x/lib.py"}]})
+    # The message is the file's own phrase, whichever torch function raised it (an assert operator here);
+    # quoting the error in a docstring, or a short name such as the operator's, is not that.
+    broadcast = {"frames": [own, inside], "root_message": "Attempting to broadcast a dimension of length 6 at -1!"}
+    planted = 'def decomp(x, w):\n    torch.ops.aten._assert_scalar(False, "Attempting to broadcast a dimension of length 6")\n'
+    assert "a phrase your file writes itself" in raised_by_hand(broadcast, planted)
+    quoted = '"""Fails with: Attempting to broadcast a dimension of length 6."""\nOP = "course::row_scale"\n'
+    assert raised_by_hand(broadcast, quoted) is None
 
 
 def test_the_reproducer_kind_is_validated(tmp_path):
@@ -232,8 +239,7 @@ def test_logs_graph_code_answers_are_in_the_logs_of_the_starting_file():
     assert seen == solution_answers("logs_graph_code")
 
 
-@pytest.mark.parametrize("repeat", [1, 2])
-def test_trace_report_answers_are_in_a_real_trace_of_the_starting_file_and_stable(tmp_path, repeat):
+def test_trace_report_answers_are_in_a_real_trace_of_the_starting_file(tmp_path):
     from autograder.sandbox import probe
 
     exercise = load("trace_report")
@@ -243,11 +249,11 @@ def test_trace_report_answers_are_in_a_real_trace_of_the_starting_file_and_stabl
     per_function = {}
     for c in compiled:
         per_function[c.function] = per_function.get(c.function, 0) + 1
-    slowest = sorted(compiled, key=lambda c: c.seconds)
+    by_size = sorted(compiled, key=lambda c: c.ops)
     seen = {"frames_compiled": len({c.frame for c in compiled}), "compiles": len(compiled),
-            "most_compiled_function": max(per_function, key=per_function.get), "slowest_compile": slowest[-1].compile_id}
+            "most_compiled_function": max(per_function, key=per_function.get), "largest_graph": by_size[-1].compile_id}
     assert seen == solution_answers("trace_report")
-    assert slowest[-1].seconds > 2 * slowest[-2].seconds  # no timing noise decides the answer
+    assert by_size[-1].ops > 10 * by_size[-2].ops  # the answer is far from a tie, and no timing decides it
 
 
 def test_trace_report_renders_with_tlparse(tmp_path):
@@ -287,11 +293,9 @@ def _repro(**swaps):
 
 
 FAKES = {
-    # name: (text of the fake reproducer, a phrase its failure message must contain)
-    "raises_by_hand_in_the_decomposition": (
-        _repro(**{"    return x * gate  # the planted bug: broadcasts gate along the wrong dimension\n":
-                  "    raise RuntimeError('Attempting to broadcast a dimension of length 6')\n"}),
-        "raises it itself"),
+    # name: (text of the fake reproducer, a phrase its failure message must contain). The master's
+    # WRONG variants prove the others (a raise in the file, another operator, the stage, numpy, length,
+    # a decomposition that is right).
     "raises_through_torch_check": (
         _repro(**{"    return x * gate  # the planted bug: broadcasts gate along the wrong dimension\n":
                   "    torch._check(False, lambda: 'Attempting to broadcast a dimension of length 6')\n    return x\n"}),
@@ -312,15 +316,9 @@ FAKES = {
     "fails_eagerly_too": (
         _repro(**{"def fn(x, gate):\n    return row_scale(x, gate)\n": "def fn(x, gate):\n    return x * gate\n"}),
         "already fails without torch.compile"),
-    # The culprit rule (culprit = "course::row_scale"): the same BackendCompilerFailed ("Attempting to
-    # broadcast a dimension ...") from another operator is some other failure, not the original one. The
-    # other operator lives in a namespace of its own (mylib), so neither the grading child (which loads
-    # the master's course::row_scale, then unregisters it) nor the reproducer's interpreter sees a name
-    # the master also registers: nothing depends on which of them registered what first.
-    "the_same_failure_from_another_operator": (
-        _repro(**{'custom_op("course::row_scale"': 'custom_op("mylib::col_scale"',
-                  "torch.ops.course.row_scale": "torch.ops.mylib.col_scale"}),
-        "does not register a decomposition for course::row_scale"),
+    # The culprit rule (culprit = "course::row_scale"): the same failure from another operator alone is
+    # the master's WRONG same_error_from_another_operator; here the culprit's decomposition is right and
+    # another operator (in a namespace of its own, mylib) fails the same way.
     "the_culprit_decomposed_rightly_and_another_operator_failing": (
         _repro(**{"    return x * gate  # the planted bug: broadcasts gate along the wrong dimension\n":
                   "    return x * gate[:, None]\n",
@@ -333,12 +331,6 @@ FAKES = {
                   "decomposition.fast_random_decomps.cache_clear()\n",
                   "def fn(x, gate):\n    return row_scale(x, gate)\n": "def fn(x, gate):\n    return col_scale(row_scale(x, gate), gate)\n"}),
         "still fails under backend='aot_eager_decomp_partition' with the decomposition of course::row_scale removed"),
-    "names_inductor": (_repro(**{'BACKEND = "aot_eager_decomp_partition"': 'BACKEND = "inductor"'}), "BACKEND is 'inductor'"),
-    "imports_numpy": (_repro(**{"import torch\n": "import numpy\nimport torch\n"}), "imports numpy"),
-    "too_long": (_repro(**{"def make_inputs():\n": "".join(f"PAD_{i} = {i}\n" for i in range(20)) + "def make_inputs():\n"}),
-                 "more than the budget of 30"),
-    "no_failure_at_all": (_repro(**{"    return x * gate  # the planted bug": "    return x * gate[:, None]  # fixed"}),
-                          "does not raise"),
 }
 
 

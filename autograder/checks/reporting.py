@@ -8,7 +8,8 @@
   and fit in ``max_lines`` lines of code. With ``culprit`` ("ns::op"), the failure must go away when
   the grader removes that operator's decomposition: the reproducer shows the planted bug, not
   another one. A file that raises the error itself (``raise``, ``torch._check(False, ...)``,
-  ``torch.testing.assert_close``) fails: the error must come out of torch's own code. ``constant``
+  ``torch.testing.assert_close``, or any torch call whose message is a phrase the file writes, such
+  as an assert operator) fails: the error must come out of torch's own code. ``constant``
   names a module constant that must equal ``backend`` (the learner states the failing stage). The
   static rules (imports, lines, constant) are the judge's, read from the exact text the grader
   scanned; a file that breaks one is not run. Which frames of an error are the reproducer's and
@@ -100,11 +101,34 @@ def _first_line(text: str) -> str:
     return lines[0][:240] if lines else ""
 
 
-def raised_by_hand(run: dict) -> str | None:
+def own_phrases(source: str) -> list[str]:
+    """The phrases a file writes itself: its string literals that hold a space and 12 characters or
+    more, docstrings left out (a report may quote the error it reproduces there)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return []
+    docstrings = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            docstrings.add(id(body[0].value))
+    phrases = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            text = node.value.strip()
+            if len(text) >= 12 and " " in text:
+                phrases.append(text)
+    return phrases
+
+
+def raised_by_hand(run: dict, source: str | None = None) -> str | None:
     """Why an exception a reproducer raised is not torch failing on its own, or None.
 
     The frames are those of the error that started it: the innermost must be inside torch, and the
-    torch code the reproducer called last must not be one of torch's raising helpers."""
+    torch code the reproducer called last must not be one of torch's raising helpers. With the
+    reproducer's ``source``, the error's own message must not be a phrase the file wrote: whichever
+    torch function raised it (an assert operator, a checking helper), torch did not find that error."""
     frames = run.get("frames") or []
     if not frames:
         return "the error has no traceback to check"
@@ -120,6 +144,11 @@ def raised_by_hand(run: dict) -> str | None:
         if called["function"] in RAISING_HELPERS or "/torch/testing/" in called["file"]:
             return (f"your file calls torch's `{called['function']}` to raise it (line {frames[own[-1]]['line']}: "
                     f"`{frames[own[-1]]['code']}`); the error must come from torch doing the work")
+    root = run.get("root_message") or run.get("message") or ""
+    for phrase in own_phrases(source or ""):
+        if phrase in root:
+            return (f"its message is a phrase your file writes itself ({phrase[:80]!r}): torch raised it because the file "
+                    "told it to, not because the compiler failed; the error must come from torch doing the work")
     return None
 
 
@@ -197,7 +226,7 @@ def check_reproducer(spec, ev: Evidence) -> CheckResult:
                     problems.append(f"under backend={backend!r} it raises {named['type']}, but not the original error: "
                                     f"its message lacks {p['match']!r} (got: {_first_line(named.get('root_message') or named.get('message'))})")
                 else:
-                    by_hand = raised_by_hand(named)
+                    by_hand = raised_by_hand(named, source)
                     if by_hand:
                         problems.append(f"under backend={backend!r} it raises {named['type']}, but {by_hand}")
                     else:

@@ -1,15 +1,17 @@
-# Exercise compile_in_place: Compile the model in place so its checkpoints load anywhere
+# Exercise compile_in_place: Checkpoints of a compiled model that a plain Net loads
 # Edit this file, then check it with:  ./course check compile_in_place
 # Stuck? ./course hint compile_in_place   Start over: ./course reset compile_in_place
 """Make checkpoints of a compiled model loadable by code that never compiles.
 
 `prepare(model, backend)` compiles the model for training. `save_checkpoint` writes its
 `state_dict()`, and the evaluation job, which builds a plain `Net()` and never compiles anything,
-loads that file with `load_state_dict` (strictly, as `load_for_eval` does). Today that load fails.
-Change `prepare` so that the model it returns runs compiled with the given backend, is still a
-`Net` (code that checks `isinstance(model, Net)` must keep working), and saves checkpoints that a
-plain `Net` loads. Do not change `save_checkpoint` or `load_for_eval`: the evaluation job is not
-yours.
+loads that file with `load_state_dict` (strictly, as `load_for_eval` does). Today that load fails,
+and code that checks `isinstance(model, Net)` on the training side fails too. `save_checkpoint`
+and `load_for_eval` are the evaluation team's: leave them as they are.
+
+What the grader checks:
+- `prepare` returns the model itself, still a `Net`, and that model runs compiled with the backend `prepare` is given.
+- A checkpoint `save_checkpoint` writes from that model loads strictly into a plain `Net`, and the loaded `Net` computes what the compiled model computed.
 """
 
 import torch
@@ -27,7 +29,8 @@ class Net(torch.nn.Module):
 
 def prepare(model, backend="inductor"):
     """Compile `model` for training; return the model the training loop should use."""
-    return torch.compile(model, backend=backend)  # TODO: this returns a wrapper, not the model
+    # TODO: the evaluation job cannot load the checkpoints of the model this returns.
+    return torch.compile(model, backend=backend)
 
 
 def save_checkpoint(model, path):

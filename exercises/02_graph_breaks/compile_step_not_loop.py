@@ -1,16 +1,21 @@
-# Exercise compile_step_not_loop: Compile the training step, not the loop around it
+# Exercise compile_step_not_loop: A training loop in which every frame compiles
 # Edit this file, then check it with:  ./course check compile_step_not_loop
 # Stuck? ./course hint compile_step_not_loop   Start over: ./course reset compile_step_not_loop
-"""Choose where `torch.compile` goes in a training loop.
+"""Compile a training loop so that Dynamo skips none of it.
 
 `make_step()` builds a small regression model and its optimizer and returns the function the
 grader compiles (with the default `fullgraph=False`). `fit(step, xs, ys)` is the eager code around
-it; the grader calls it once per epoch with the compiled function and checks the losses. Right now
-the compiled function runs the whole epoch: it builds the DataLoader, loops over it and logs every
-loss. Move the compile boundary: the compiled function must do one training step, while loading
-the batches, looping and logging stay in `fit`. Every frame must compile (the grader fails any
-frame Dynamo skips), the forward and the loss must be inside graphs, the only breaks allowed are
-the three a training step always has on torch 2.13, and the log must say exactly what it says now.
+it: the grader calls it once per epoch with the compiled function, on datasets of its own, and
+compares the losses it returns and the lines it logs with the code run without the compiler.
+Today the compiled function runs the whole epoch, and nothing fails; but Dynamo gives up on most
+of it without a word.
+
+What the grader checks:
+- No frame of the compiled code is skipped, and the model's forward pass runs inside a graph.
+- The only graph breaks left are the ones a training step itself has with default settings: at zero_grad, at backward and in the optimizer's step.
+- Each epoch logs what it logs now through the `course.train` logger: one line per batch, `batch I: loss L`.
+- `fit` trains on every batch of the epoch and returns each batch's loss, epoch after epoch, for any number of rows (the last batch may be short).
+- Nothing is hidden from the compiler: no `torch.compiler.disable`, `allow_in_graph`, `is_compiling()` or stance.
 """
 
 import logging
@@ -29,7 +34,7 @@ def make_step():
     model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
     optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
 
-    def step(xs, ys):  # TODO: this compiled function runs the whole epoch; make it one training step
+    def step(xs, ys):  # TODO: this is the function the grader compiles, and it runs the whole epoch
         losses = []
         for i, (x, y) in enumerate(DataLoader(TensorDataset(xs, ys), batch_size=BATCH)):
             optimizer.zero_grad()
@@ -45,7 +50,7 @@ def make_step():
 
 def fit(step, xs, ys):
     """One epoch. `step` is the compiled function; returns the loss of every batch."""
-    return step(xs, ys)  # TODO: load the batches, loop and log here, in eager code
+    return step(xs, ys)  # TODO: which of the epoch's work must the compiled step do, and which belongs here?
 
 
 if __name__ == "__main__":

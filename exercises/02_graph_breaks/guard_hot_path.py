@@ -9,6 +9,12 @@ the expensive part, and it compiles into one graph today. Make sure it stays tha
 break inside `attention`, now or after a future change, must raise an error, while the log call
 in `step` keeps working and keeps logging. The grader gives `attention` a hidden extra break and
 expects your code to raise.
+
+What the grader checks:
+- Any graph break inside `attention`, now or after a later change to it, raises an error.
+- The log call in `step` stays a tolerated graph break, and the only one.
+- Every call logs what it logs now through the `course.metrics` logger.
+- `step` returns what it returns now, for any width of the inputs.
 """
 
 import logging

@@ -1,34 +1,55 @@
-# Exercise skip_recompile_limit: Twelve batch sizes and dynamic=False: past the limit, nothing is compiled
+# Exercise skip_recompile_limit: Serve sequences of every length from compiled code
 # Edit this file, then check it with:  ./course check skip_recompile_limit
 # Stuck? ./course hint skip_recompile_limit   Start over: ./course reset skip_recompile_limit
-"""Keep a function compiled over many batch sizes.
+"""Serve a recurrent model compiled, for sequences of any length.
 
-`pool` encodes a batch and averages it over the rows, printing the norm of the result as it goes
-(a graph break, which is fine here). The grader compiles it with the options in `COMPILE_OPTIONS` and calls
-it with twelve batch sizes, in order. Right now the options ask for `dynamic=False`, and after
-eight graphs Dynamo stops compiling `pool`: later calls run eagerly without any error. Make every
-call run compiled code, with at most two recompiles and no frame skipped, printing and returning
-exactly what it does now. Only the `dynamic` option may change; the recompile limit may not.
+`rnn(x)` runs a recurrent cell over the steps of a batch of sequences `x`, of shape
+`(batch, steps, 8)`, and returns the state after every step. `run(step, x)` is the server around
+it: the grader compiles `rnn` (default settings) and calls `run(compiled_rnn, x)` once per
+sequence, with sequences of many lengths, in an order of its own, and compares what `run`
+returns with the model run without the compiler. Nothing fails; but beyond a point most
+calls are served eagerly, without a word. The recompile limit is the team's setting and stays
+as it is; the model may change, as long as it computes the same states.
+
+What the grader checks:
+- Every call of `run` runs compiled code, whatever the number of steps of its sequence (from 1 up).
+- `run` returns what it returns now: the state after every step of the sequence it was given, shape `(batch, steps, 8)`.
 """
 
 import torch
+import torch.nn.functional as F
 
-W = torch.randn(8, 8, generator=torch.Generator().manual_seed(0)) / 3
+_weights = torch.Generator().manual_seed(0)
+W = torch.randn(8, 8, generator=_weights) / 3
+U = torch.randn(8, 8, generator=_weights) / 3
+B = torch.randn(8, generator=_weights) / 2
 
-COMPILE_OPTIONS = {"dynamic": False}  # TODO: every batch size is a new graph, and the limit is 8 per function
+
+def rnn(x):
+    """The state after every step of `x` (batch, steps, 8), starting from zeros."""
+    inputs = x @ W + B
+    h = x.new_zeros(x.shape[0], 8)
+    states = []
+    for t in range(x.shape[1]):
+        h = torch.tanh(inputs[:, t] + h @ U)
+        states.append(h)
+    return torch.stack(states, dim=1)
 
 
-def pool(x):
-    pooled = torch.tanh(x @ W).mean(dim=0)
-    print("pooled; norm", pooled.norm())
-    return pooled * 2
+def run(step, x):
+    """The server: `step` is the compiled rnn; returns the state after every step of `x`."""
+    # TODO: beyond a point most calls run eagerly; find out why, and serve every call compiled.
+    return step(x)
 
 
 if __name__ == "__main__":
-    from autograder.lab import tally_calls
+    import logging
 
-    # backend="eager" runs the captured graphs as they are: the same graphs, recompiles and limit
-    # as any backend, without Inductor's compile time.
-    tally = tally_calls(pool, [(torch.randn(n, 8),) for n in range(2, 14)], backend="eager", **COMPILE_OPTIONS)
+    from autograder.lab import tally_run
+
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    sequences = [torch.randn(2, steps, 8) for steps in (3, 7, 1, 12, 5, 9, 2, 11, 6, 10, 4, 8, 3, 7)]
+    # backend="eager" runs the captured graphs as they are: the same graphs, recompiles and limit as
+    # any backend, without Inductor's compile time.
+    tally = tally_run(rnn, lambda compiled: [run(compiled, x) for x in sequences], backend="eager")
     print(tally)
-    print("frames Dynamo skipped (ran eagerly):", tally.skipped or "none")

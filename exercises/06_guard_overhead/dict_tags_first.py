@@ -1,28 +1,42 @@
-# Exercise dict_tags_first: Try recursive dict tags before any unsafe guard filter
+# Exercise dict_tags_first: Cheaper guard checks that keep every guard and every answer right
 # Edit this file, then check it with:  ./course check dict_tags_first
 # Stuck? ./course hint dict_tags_first   Start over: ./course reset dict_tags_first
-"""Speed up guards safely: keep them all, check them faster.
+"""Make each call's guard check cheaper on a model that a service reconfigures between calls.
 
-The grader calls `run(model, x, scale)` 6 times; `run` changes `model.scale` twice. The starting
-code drops the module guards with an unsafe filter, and answers go stale. Keep every guard (no
-filter) and turn on the safe fast path for nested modules, a torch._dynamo config key that is
-False by default on torch 2.13.
+`Tower` is a 4-layer model with a soft clip after each layer and an output `scale`. The grader
+builds it with `make_model()`, compiles it with the `guard_filter_fn` in `COMPILE_OPTIONS`, and
+calls `run(model, x, scale, k)` over a schedule: `run` sets the output scale and the clip width
+`k` first, and the schedule changes each of them now and then, one at a time. The starting code
+keeps the guard check cheap by dropping guards, and some answers go stale.
+
+What the grader checks:
+- Every answer uses the `scale` and the clip width `k` that `run` set before that call.
+- Every guard Dynamo installs is kept: no guard filter drops any.
+- Guards are checked on the fast path of lesson section 6.3, which skips a module tree that has not changed since the last call.
+- Every call runs the model's compiled code.
 """
 
 import torch
+import torch._dynamo
 
-COMPILE_OPTIONS = {"guard_filter_fn": torch.compiler.skip_guard_on_all_nn_modules_unsafe}  # TODO: unsafe, and scale changes
+# TODO: make the guard check cheaper without serving a single stale answer.
+COMPILE_OPTIONS = {"guard_filter_fn": torch.compiler.skip_guard_on_all_nn_modules_unsafe}
+
+
+def soft_clip(v, k=2.0):
+    return torch.tanh(v / k) * k
 
 
 class Tower(torch.nn.Module):
     def __init__(self, depth=4):
         super().__init__()
         self.layers = torch.nn.ModuleList([torch.nn.Linear(8, 8) for _ in range(depth)])
+        self.clip = soft_clip
         self.scale = 2.0
 
     def forward(self, x):
         for layer in self.layers:
-            x = torch.relu(layer(x))
+            x = self.clip(layer(x))
         return x * self.scale
 
 
@@ -30,14 +44,21 @@ def make_model():
     return Tower()
 
 
-def run(model, x, scale):
-    model.scale = scale  # the grader's schedule reconfigures the model between calls
+def run(model, x, scale, k):
+    model.scale = scale
+    model.clip.__defaults__ = (k,)
     return model(x)
 
 
 if __name__ == "__main__":
     from autograder.lab import guard_report
 
-    opts = {"guard_filter_fn": COMPILE_OPTIONS.get("guard_filter_fn")}
-    schedule = [(torch.randn(2, 8), s) for s in (2.0, 3.0, 2.0)]  # a few calls like the grader's
-    print(guard_report(make_model(), schedule, opts, driver=globals().get("run")))
+    model, reference = make_model(), make_model()
+    reference.load_state_dict(model.state_dict())
+    compiled = torch.compile(model, backend="eager", options={"guard_filter_fn": COMPILE_OPTIONS.get("guard_filter_fn")})
+    x = torch.randn(2, 8) * 3
+    for scale, k in ((2.0, 2.0), (3.0, 2.0), (3.0, 0.5)):
+        print(f"scale {scale}, k {k}: compiled == eager: {torch.allclose(run(compiled, x, scale, k), run(reference, x, scale, k))}")
+    schedule = [(torch.randn(2, 8), scale, k) for scale, k in ((2.0, 2.0), (3.0, 2.0), (3.0, 0.5))]  # a few calls like the grader's
+    print(guard_report(make_model(), schedule, {"guard_filter_fn": COMPILE_OPTIONS.get("guard_filter_fn")}, driver=run))
+    print("use_recursive_dict_tags_for_guards:", torch._dynamo.config.use_recursive_dict_tags_for_guards)

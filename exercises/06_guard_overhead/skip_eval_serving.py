@@ -1,13 +1,18 @@
-# Exercise skip_eval_serving: Skip guard evaluation after warm-up, not before
+# Exercise skip_eval_serving: Serve warm calls without paying for their guards
 # Edit this file, then check it with:  ./course check skip_eval_serving
 # Stuck? ./course hint skip_eval_serving   Start over: ./course reset skip_eval_serving
-"""Serve with guard evaluation skipped, once the warm-up is done.
+"""Make the serving calls of a warmed-up model cheaper before their graphs run.
 
-The grader calls `run(model, x, phase)` 22 times: 2 "warmup" calls (a float32 and a float64
-batch), then 20 "serve" calls that alternate the two dtypes. Make at least 8 serving calls run
-under `torch.compiler.set_stance(skip_guard_eval_unsafe=True)`, and keep every answer right: the
-stance may not be entered before both dtypes have compiled. The grader also wants a typical
-call's cache lookup time (the median over the 22 calls) at least 4x lower than the starting code's.
+`Tower` is a 96-layer model that takes float32 and float64 batches. The grader builds it with
+`make_model()`, compiles it, and calls `run(model, x, phase)` 22 times: 2 "warmup" calls (a
+float32 batch, then a float64 one), then 20 "serve" calls that alternate the two dtypes. Nothing
+about the model changes after the warm-up, yet every serving call still evaluates every guard.
+
+What the grader checks:
+- At least 8 of the 20 serving calls run with guard evaluation skipped.
+- A typical call's cache lookup (the median over the 22 calls) is at least 4x cheaper than the starting code's.
+- Every call, warm-up and serving, of either dtype, gives the right answer without an error.
+- Every call runs the model's compiled code.
 """
 
 import torch
@@ -30,7 +35,8 @@ def make_model():
 
 
 def run(model, x, phase):
-    return model(x)  # TODO: after warm-up, every call still evaluates every guard
+    # TODO: the serving calls pay for every guard, though the warm-up compiled all they need.
+    return model(x)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,9 @@ compiled `score` (backend "eager": Dynamo only, so the logs are about tracing). 
 
 Line numbers are those of this file as you got it: keep the program above `ANSWERS` unchanged.
 The grader runs the same calls itself, reads the same logs, and compares.
+
+What the grader checks:
+- `ANSWERS` holds what the graph-break and recompile logs of the five calls say: the line that breaks, the function recompiled during call 3 and the guard that made it, and how many functions call 4 recompiles.
 """
 
 import os

@@ -14,6 +14,9 @@ compiles `make_head()` with backend "eager" and calls it once on a batch of shap
 - `guarded_config_keys`: the keys of `CONFIG` whose value Dynamo guards (a sorted list of strings).
 
 The grader compiles the same module itself, looks at the graph and the guards, and compares.
+
+What the grader checks:
+- `ANSWERS` holds what the graph and guard logs of one call of the compiled head show: how many inputs the graph takes, the number it multiplies the first layer's output by, the activation it calls, and the `CONFIG` keys it guards.
 """
 
 import math

@@ -1,4 +1,4 @@
-# Exercise trace_report: Read a tlparse report: frames, compiles, the busiest frame and the slowest compile
+# Exercise trace_report: Read a tlparse report: how many frames and compiles, which frame recompiles, which graph is largest
 # Edit this file, then check it with:  ./course check trace_report
 # Stuck? ./course hint trace_report   Start over: ./course reset trace_report
 """Answer four questions about a program from its TORCH_TRACE, with tlparse.
@@ -16,10 +16,16 @@ then open `/tmp/tl_out/index.html` and fill in `ANSWERS`:
 - `compiles`: how many compiles there were in all (compile ids, recompiles included);
 - `most_compiled_function`: the name of the frame that was compiled most often, as the report
   writes it;
-- `slowest_compile`: the compile id of the compile that took longest, written "F/C" (e.g. "0/1").
+- `largest_graph`: the compile id of the compile whose graph has the most operations, written
+  "F/C" (e.g. "0/1").
 
 Keep the program above `ANSWERS` unchanged: names of resume functions contain line numbers of this
 file. The grader records the same trace itself, reads its compilation metrics, and compares.
+(The report also says how long each compile took; those times change from run to run, which is
+why the last question asks about the size of the graphs instead.)
+
+What the grader checks:
+- `ANSWERS` holds what the trace of this file, run as it is, shows: how many frames were compiled, how many compiles there were, the frame compiled most often, and the compile whose graph has the most operations.
 """
 
 import os
@@ -77,7 +83,7 @@ ANSWERS = {
     "frames_compiled": None,
     "compiles": None,
     "most_compiled_function": None,
-    "slowest_compile": None,
+    "largest_graph": None,
 }
 
 

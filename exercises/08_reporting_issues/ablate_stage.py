@@ -7,12 +7,12 @@ Each program below works when it runs eagerly, and goes wrong under torch.compil
 planted each failure on purpose (custom operators whose fake kernel lies about the output's shape,
 a wrong decomposition): a real compiler bug cannot be relied on to stay in torch, these can. Run
 each program with `backend="eager"`, `"aot_eager"` and `"aot_eager_decomp_partition"` (`python
-ablate_stage.py BACKEND` runs all three programs with one backend) and fill in, for each program:
+ablate_stage.py BACKEND` runs all three programs with one backend) and fill in `FIRST_FAILING` and
+`HOW_IT_FAILS`. The grader runs the same ablation itself and compares.
 
-- `FIRST_FAILING[name]`: the first of those backends whose result differs from eager (or raises);
-- `HOW_IT_FAILS[name]`: how it fails there, `"exception"` or `"wrong result"`.
-
-The grader runs the same ablation itself and compares.
+What the grader checks:
+- `FIRST_FAILING` names, for each program, the first of "eager", "aot_eager", "aot_eager_decomp_partition" under which its result differs from eager or it raises.
+- `HOW_IT_FAILS` says, for each program, how it fails under that first failing backend: "exception" or "wrong result".
 """
 
 import sys

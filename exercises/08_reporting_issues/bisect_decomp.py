@@ -11,10 +11,12 @@ something else than the operator (a real compiler bug cannot be relied on to sta
 and again (`True` means "correct"), first with each backend, then with parts of the failing
 backend switched off, then applying only the first N decompositions, until it names the culprit.
 Make `test_fn` a test the bisector can trust, run the bisection (run this file), and fill in
-`ANSWERS` from its result: `backend`, `subsystem`, `bisect_number`, and `operator`, the `op='...'`
-in its `debug_info`.
+`ANSWERS` from its result. The grader bisects the same block itself, and bisects once more with
+your `test_fn`: both must agree.
 
-The grader bisects the same block itself, and bisects once more with your `test_fn`: both must agree.
+What the grader checks:
+- `test_fn()` answers for the compiler as the bisector has set it up for that call (True when the compiled `block` gives what `block` gives eagerly), so that bisecting with it finds what the grader's own bisection finds.
+- `ANSWERS` holds the bisector's result: `backend` and `subsystem` as it prints them, `bisect_number` as an int, and `operator`, the `op='...'` in its `debug_info`.
 """
 
 import torch
@@ -53,7 +55,7 @@ def block(x):
 
 def test_fn():
     """True when the compiled block gives what block gives eagerly."""
-    # TODO: the bisector changes the compiler between calls; does this compile afresh each time?
+    # TODO: can the bisector trust what this test answers? (It calls test_fn many times.)
     expected = block(X)
     return torch.allclose(torch.compile(block)(X), expected, atol=1e-5)
 

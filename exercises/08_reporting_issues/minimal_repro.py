@@ -8,18 +8,15 @@ The course planted the bug (a real compiler bug cannot be relied on to stay in t
 plugin" registers, in Inductor's decomposition table, a decomposition of the custom operator
 `course::row_scale` that broadcasts the wrong way.
 
-Edit this file into a reproducer:
+Edit this file into a reproducer. It defines `fn` and `make_inputs()`: the grader calls
+`fn(*make_inputs())` eagerly, then compiled with each backend, in a fresh process, and the
+failing stage is found by ablation (lesson section 8.1). A reproducer that raises the error itself
+proves nothing about torch and fails the grade.
 
-- it defines `fn` and `make_inputs()`; the grader calls `fn(*make_inputs())` eagerly, then
-  compiled with each backend, in a fresh process;
-- `BACKEND` names the first backend that fails (find it by ablation, lesson section 8.1); under it
-  the reproducer must raise the same error as the script (BackendCompilerFailed, "Attempting to
-  broadcast a dimension ..."), raised by torch itself; under "eager" and "aot_eager" it must give
-  what eager gives;
-- it imports only torch and the standard library, and has at most 30 lines of code (blank lines,
-  comments and this docstring do not count).
-
-A reproducer that raises the error itself proves nothing about torch and fails the grade.
+What the grader checks:
+- Under `BACKEND`, `fn(*make_inputs())` fails as the script does: BackendCompilerFailed, "Attempting to broadcast a dimension ...", raised by torch itself (not by your code), and caused by the decomposition of `course::row_scale`.
+- `BACKEND` names the first backend that fails, and under the backends before it ("eager", "aot_eager") `fn(*make_inputs())` gives what it gives eagerly.
+- The file imports only torch and the standard library and has at most 30 lines of code (blank lines, comments and the docstring do not count).
 """
 
 import json

@@ -1,6 +1,6 @@
 # /// exercise
 # format_version = 1
-# title = "Compile the model in place so its checkpoints load anywhere"
+# title = "Checkpoints of a compiled model that a plain Net loads"
 # syllabus = ["2.5.1.1", "2.5.1"]
 # entry = "Net"
 # factory = true
@@ -27,22 +27,50 @@
 # prepare = "prepare"
 # points = 2
 #
-# [[checks]]
-# kind = "correct"
-# points = 1
+# [[requirements]]
+# id = "still_a_net"
+# text = "`prepare` returns the model itself, still a `Net`, and that model runs compiled with the backend `prepare` is given."
+# checks = ["same_model"]
+#
+# [[requirements]]
+# id = "loads_plainly"
+# text = "A checkpoint `save_checkpoint` writes from that model loads strictly into a plain `Net`, and the loaded `Net` computes what the compiled model computed."
+# checks = ["checkpoint"]
+#
+# [[fair]]
+# name = "compiled_forward"
+# why = "the model's forward replaced by a compiled one on the instance: the module and its state_dict stay as they are"
+#
+# [[fair]]
+# name = "bound_function"
+# why = "Net.forward compiled as a plain function and bound to this one instance"
+#
+# [[wrong]]
+# name = "original_module"
+# breaks = "still_a_net"
+# fails = ["same_model"]
+# message = "ran no compiled code"
+#
+# [[wrong]]
+# name = "wrapped_layers"
+# breaks = "loads_plainly"
+# fails = ["checkpoint"]
+# message = "cannot load the checkpoint"
 # ///
 """Make checkpoints of a compiled model loadable by code that never compiles.
 
 `prepare(model, backend)` compiles the model for training. `save_checkpoint` writes its
 `state_dict()`, and the evaluation job, which builds a plain `Net()` and never compiles anything,
-loads that file with `load_state_dict` (strictly, as `load_for_eval` does). Today that load fails.
-Change `prepare` so that the model it returns runs compiled with the given backend, is still a
-`Net` (code that checks `isinstance(model, Net)` must keep working), and saves checkpoints that a
-plain `Net` loads. Do not change `save_checkpoint` or `load_for_eval`: the evaluation job is not
-yours.
+loads that file with `load_state_dict` (strictly, as `load_for_eval` does). Today that load fails,
+and code that checks `isinstance(model, Net)` on the training side fails too. `save_checkpoint`
+and `load_for_eval` are the evaluation team's: leave them as they are.
 """
 
 import torch
+
+# BEGIN FAIR bound_function
+# import types
+# END FAIR
 
 
 class Net(torch.nn.Module):
@@ -62,8 +90,26 @@ def prepare(model, backend="inductor"):
     return model
     # END SOLUTION
     # BEGIN STARTER
-    # return torch.compile(model, backend=backend)  # TODO: this returns a wrapper, not the model
+    # # TODO: the evaluation job cannot load the checkpoints of the model this returns.
+    # return torch.compile(model, backend=backend)
     # END STARTER
+    # BEGIN FAIR compiled_forward
+    # model.forward = torch.compile(model.forward, backend=backend)
+    # return model
+    # END FAIR
+    # BEGIN FAIR bound_function
+    # model.forward = types.MethodType(torch.compile(Net.forward, backend=backend), model)
+    # return model
+    # END FAIR
+    # BEGIN WRONG original_module
+    # compiled = torch.compile(model, backend=backend)
+    # return compiled._orig_mod
+    # END WRONG
+    # BEGIN WRONG wrapped_layers
+    # model.lin1 = torch.compile(model.lin1, backend=backend)
+    # model.lin2 = torch.compile(model.lin2, backend=backend)
+    # return model
+    # END WRONG
 
 
 def save_checkpoint(model, path):

@@ -1,6 +1,6 @@
 # /// exercise
 # format_version = 1
-# title = "Compile the training step, not the loop around it"
+# title = "A training loop in which every frame compiles"
 # syllabus = ["2.5.1"]
 # # make_step() builds the model and optimizer and returns the step function the grader compiles.
 # entry = "make_step"
@@ -9,24 +9,28 @@
 # driver = "fit"
 # starter_fails = ["skips"]
 # hints = [
-#   "Run the file: the loss goes down and nothing fails, yet the report below the demo shows which frames Dynamo skipped. The grader found the frame that holds the loop: Dynamo gave up on it and ran all of it, forward and backward included, in plain Python.",
-#   "The compiled function holds the whole epoch: the DataLoader, the loop and the log call. Dynamo cannot trace the DataLoader's iterator (\"Attempted to inline function marked as skipped\"), and a break it cannot resume from inside a loop makes it skip the whole frame (lesson section 2.5.5.1).",
-#   "Lesson section 2.5.1: compile the highest level that does not break much. Here that is one training step: the loop, the data loading and the logging are eager Python and belong in `fit`. A step with backward() and an optimizer is never one graph on torch 2.13; its three breaks are expected and allowed.",
-#   "`step(x, y)` does zero_grad, forward, loss, backward, optimizer step and returns the loss; `fit` builds the DataLoader, loops over it, calls `step(x, y)` and logs each loss.",
+#   "Run the file: the loss goes down and nothing fails, yet the report below the demo lists a frame Dynamo skipped. Dynamo gave up on the rest of the compiled function after its first break and ran it, forward and backward included, in plain Python.",
+#   "The compiled function holds the whole epoch: the DataLoader, the loop and the log call. Dynamo cannot trace the DataLoader's iterator, and a break it cannot resume from inside a loop makes it skip the frame (lesson section 2.5.5.1).",
+#   "Lesson section 2.5.1: compile the largest piece that does not break much. Here that is one training step; the data loading, the loop and the logging are eager Python. With default settings a step with backward() and an optimizer is never one graph on torch 2.13: its breaks at zero_grad, backward and the optimizer's step are expected and allowed.",
+#   "`step(x, y)` does zero_grad, forward, loss, backward and the optimizer step and returns the loss; `fit` builds the DataLoader, loops over it, calls `step(x, y)` and logs each loss.",
 # ]
 #
 # [[checks]]
 # kind = "skipped_frames"
 # name = "skips"
-# ops = ["linear", "mse_loss"]
+# # The model's own forward (its Linear layers) must run in a graph. The loss is not named: it may
+# # be F.mse_loss or written out by hand.
+# ops = ["linear"]
 # points = 2
 #
 # [[checks]]
 # kind = "breaks_allowed"
 # name = "breaks"
-# # The three breaks of a training step on torch 2.13: Optimizer.zero_grad is skipped,
-# # Tensor.backward() is unsupported, and the optimizer's step has an explicit graph_break().
-# allowed = ["Attempted to inline function marked as skipped", "Unsupported Tensor.backward() call", "Call to `torch._dynamo.graph_break()`"]
+# # The breaks of a training step with default settings on torch 2.13: Optimizer.zero_grad is
+# # skipped ("inline ... marked as skipped"), Tensor.backward() is unsupported (torch.autograd.backward
+# # is "call ... marked as skipped"), and the optimizer's step has an explicit graph_break().
+# allowed = ["Attempted to inline function marked as skipped", "Attempted to call function marked as skipped",
+#            "Unsupported Tensor.backward() call", "Call to `torch._dynamo.graph_break()`"]
 # points = 1
 #
 # [[checks]]
@@ -46,17 +50,78 @@
 # kind = "no_dodge"
 # forbid = ["disable", "allow_in_graph", "is_compiling", "set_stance", "eager_fallback"]
 # points = 0  # a gate: it fails the grade, it awards nothing
+#
+# [[requirements]]
+# id = "step_compiles"
+# text = "No frame of the compiled code is skipped, and the model's forward pass runs inside a graph."
+# checks = ["skips"]
+#
+# [[requirements]]
+# id = "step_breaks_only"
+# text = "The only graph breaks left are the ones a training step itself has with default settings: at zero_grad, at backward and in the optimizer's step."
+# checks = ["breaks"]
+#
+# [[requirements]]
+# id = "same_log"
+# text = "Each epoch logs what it logs now through the `course.train` logger: one line per batch, `batch I: loss L`."
+# checks = ["log"]
+#
+# [[requirements]]
+# id = "same_losses"
+# text = "`fit` trains on every batch of the epoch and returns each batch's loss, epoch after epoch, for any number of rows (the last batch may be short)."
+# checks = ["correct"]
+#
+# [[requirements]]
+# id = "nothing_hidden"
+# text = "Nothing is hidden from the compiler: no `torch.compiler.disable`, `allow_in_graph`, `is_compiling()` or stance."
+# checks = ["no_dodge"]
+#
+# [[fair]]
+# name = "by_hand"
+# why = "the loss written out, ((pred - y) ** 2).mean(), and the gradients cleared with model.zero_grad()"
+#
+# [[fair]]
+# name = "log_after"
+# why = "fit runs every step of the epoch first and logs the losses afterwards, with torch.autograd.backward in the step"
+#
+# [[wrong]]
+# name = "loop_kept"
+# breaks = "step_compiles"
+# fails = ["skips"]
+# message = "Dynamo skipped.*loop"
+#
+# [[wrong]]
+# name = "float_loss"
+# breaks = "step_breaks_only"
+# fails = ["breaks"]
+# message = "not allowed here: \"Unsupported Tensor.item\\(\\) call"
+#
+# [[wrong]]
+# name = "log_counts_from_one"
+# breaks = "same_log"
+# fails = ["log"]
+# message = "batch 1: loss"
+#
+# [[wrong]]
+# name = "whole_batches_only"
+# breaks = "same_losses"
+# fails = ["correct"]
+# message = "should be a tensor|has shape"
+#
+# [[wrong]]
+# name = "disabled_step"
+# breaks = "nothing_hidden"
+# fails = ["no_dodge"]
+# message = "torch\\.compiler\\.disable"
 # ///
-"""Choose where `torch.compile` goes in a training loop.
+"""Compile a training loop so that Dynamo skips none of it.
 
 `make_step()` builds a small regression model and its optimizer and returns the function the
 grader compiles (with the default `fullgraph=False`). `fit(step, xs, ys)` is the eager code around
-it; the grader calls it once per epoch with the compiled function and checks the losses. Right now
-the compiled function runs the whole epoch: it builds the DataLoader, loops over it and logs every
-loss. Move the compile boundary: the compiled function must do one training step, while loading
-the batches, looping and logging stay in `fit`. Every frame must compile (the grader fails any
-frame Dynamo skips), the forward and the loss must be inside graphs, the only breaks allowed are
-the three a training step always has on torch 2.13, and the log must say exactly what it says now.
+it: the grader calls it once per epoch with the compiled function, on datasets of its own, and
+compares the losses it returns and the lines it logs with the code run without the compiler.
+Today the compiled function runs the whole epoch, and nothing fails; but Dynamo gives up on most
+of it without a word.
 """
 
 import logging
@@ -84,7 +149,7 @@ def make_step():
         return loss.detach()
     # END SOLUTION
     # BEGIN STARTER
-    # def step(xs, ys):  # TODO: this compiled function runs the whole epoch; make it one training step
+    # def step(xs, ys):  # TODO: this is the function the grader compiles, and it runs the whole epoch
     #     losses = []
     #     for i, (x, y) in enumerate(DataLoader(TensorDataset(xs, ys), batch_size=BATCH)):
     #         optimizer.zero_grad()
@@ -95,6 +160,50 @@ def make_step():
     #         losses.append(loss.detach())
     #     return torch.stack(losses)
     # END STARTER
+    # BEGIN FAIR by_hand
+    # def step(x, y):
+    #     model.zero_grad()
+    #     loss = ((model(x) - y) ** 2).mean()
+    #     loss.backward()
+    #     optimizer.step()
+    #     return loss.detach()
+    # END FAIR
+    # BEGIN FAIR log_after
+    # def step(x, y):
+    #     optimizer.zero_grad(set_to_none=True)
+    #     loss = F.mse_loss(model(x), y)
+    #     torch.autograd.backward(loss)
+    #     optimizer.step()
+    #     return loss.detach()
+    # END FAIR
+    # BEGIN WRONG loop_kept
+    # def step(batches):
+    #     losses = []
+    #     for x, y in batches:
+    #         optimizer.zero_grad()
+    #         loss = F.mse_loss(model(x), y)
+    #         loss.backward()
+    #         optimizer.step()
+    #         losses.append(loss.detach())
+    #     return torch.stack(losses)
+    # END WRONG
+    # BEGIN WRONG float_loss
+    # def step(x, y):
+    #     optimizer.zero_grad()
+    #     loss = F.mse_loss(model(x), y)
+    #     loss.backward()
+    #     optimizer.step()
+    #     return loss.item()
+    # END WRONG
+    # BEGIN WRONG disabled_step
+    # @torch.compiler.disable
+    # def step(x, y):
+    #     optimizer.zero_grad()
+    #     loss = F.mse_loss(model(x), y)
+    #     loss.backward()
+    #     optimizer.step()
+    #     return loss.detach()
+    # END WRONG
 
     return step
 
@@ -110,15 +219,58 @@ def fit(step, xs, ys):
     return torch.stack(losses)
     # END SOLUTION
     # BEGIN STARTER
-    # return step(xs, ys)  # TODO: load the batches, loop and log here, in eager code
+    # return step(xs, ys)  # TODO: which of the epoch's work must the compiled step do, and which belongs here?
     # END STARTER
+    # BEGIN FAIR log_after
+    # losses = torch.stack([step(x, y) for x, y in DataLoader(TensorDataset(xs, ys), batch_size=BATCH)])
+    # for i, loss in enumerate(losses.tolist()):
+    #     log.info("batch %d: loss %.4f", i, loss)
+    # return losses
+    # END FAIR
+    # BEGIN WRONG loop_kept
+    # losses = step(list(DataLoader(TensorDataset(xs, ys), batch_size=BATCH)))
+    # for i, loss in enumerate(losses):
+    #     log.info("batch %d: loss %.4f", i, loss.item())
+    # return losses
+    # END WRONG
+    # BEGIN WRONG float_loss
+    # losses = []
+    # for i, (x, y) in enumerate(DataLoader(TensorDataset(xs, ys), batch_size=BATCH)):
+    #     loss = step(x, y)
+    #     log.info("batch %d: loss %.4f", i, loss)
+    #     losses.append(loss)
+    # return torch.tensor(losses)
+    # END WRONG
+    # BEGIN WRONG log_counts_from_one
+    # losses = []
+    # for i, (x, y) in enumerate(DataLoader(TensorDataset(xs, ys), batch_size=BATCH), start=1):
+    #     loss = step(x, y)
+    #     log.info("batch %d: loss %.4f", i, loss.item())
+    #     losses.append(loss)
+    # return torch.stack(losses)
+    # END WRONG
+    # BEGIN WRONG whole_batches_only
+    # losses = []
+    # for i in range(len(xs) // BATCH):
+    #     loss = step(xs[i * BATCH:(i + 1) * BATCH], ys[i * BATCH:(i + 1) * BATCH])
+    #     log.info("batch %d: loss %.4f", i, loss.item())
+    #     losses.append(loss)
+    # return torch.stack(losses)
+    # END WRONG
 
 
 # BEGIN GRADER
 def calls(gen):
-    xs = torch.randn(12, 8, generator=gen)
-    ys = xs[:, :1] * 2 - xs[:, 1:2] + 0.1 * torch.randn(12, 1, generator=gen)
-    return [(xs, ys) for _ in range(3)]
+    """Three epochs: two over a dataset whose last batch is short (1 to 3 rows, drawn per seed),
+    then one over a dataset of whole batches only. The sizes are drawn per seed, from two batches
+    to four."""
+    def dataset(rows):
+        xs = torch.randn(rows, 8, generator=gen)
+        return xs, xs[:, :1] * 2 - xs[:, 1:2] + 0.1 * torch.randn(rows, 1, generator=gen)
+
+    batches = int(torch.randint(2, 5, (1,), generator=gen))
+    short = dataset(BATCH * batches + int(torch.randint(1, BATCH, (1,), generator=gen)))
+    return [short, short, dataset(BATCH * int(torch.randint(2, 5, (1,), generator=gen)))]
 # END GRADER
 
 

@@ -34,6 +34,58 @@
 # [[checks]]
 # kind = "correct"
 # points = 1
+#
+# [[requirements]]
+# id = "hot_strict"
+# text = "Any graph break inside `attention`, now or after a later change to it, raises an error."
+# checks = ["guard"]
+#
+# [[requirements]]
+# id = "log_tolerated"
+# text = "The log call in `step` stays a tolerated graph break, and the only one."
+# checks = ["breaks"]
+#
+# [[requirements]]
+# id = "same_log"
+# text = "Every call logs what it logs now through the `course.metrics` logger."
+# checks = ["log"]
+#
+# [[requirements]]
+# id = "same_output"
+# text = "`step` returns what it returns now, for any width of the inputs."
+# checks = ["correct"]
+#
+# [[fair]]
+# name = "strict_call"
+# why = "a with error_on_graph_break(True) block around the call of attention in step"
+#
+# [[fair]]
+# name = "rebound"
+# why = "the module name rebound to the strict function after its definition"
+#
+# [[wrong]]
+# name = "strict_tail_only"
+# breaks = "hot_strict"
+# fails = ["guard"]
+# message = "ran without an error"
+#
+# [[wrong]]
+# name = "strict_step"
+# breaks = "log_tolerated"
+# fails = ["breaks"]
+# message = "error_on_graph_break\\(True\\)"
+#
+# [[wrong]]
+# name = "log_dropped"
+# breaks = "same_log"
+# fails = ["log"]
+# message = "The message is gone"
+#
+# [[wrong]]
+# name = "width_assumed"
+# breaks = "same_output"
+# fails = ["correct"]
+# message = "differs from the reference"
 # ///
 """Guard the hot path: a graph break in `attention` must be an error, a break elsewhere must not.
 
@@ -61,20 +113,89 @@ def attention(q, k, v):
 # BEGIN STARTER
 # def attention(q, k, v):  # TODO: a break in here must be an error; a break in step must not
 # END STARTER
+# BEGIN FAIR strict_call
+# def attention(q, k, v):
+# END FAIR
+# BEGIN FAIR rebound
+# def attention(q, k, v):
+# END FAIR
+# BEGIN WRONG strict_tail_only
+# def attention(q, k, v):
+#     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+#     with torch._dynamo.error_on_graph_break(True):
+#         return torch.softmax(scores, dim=-1) @ v
+#
+#
+# def _unguarded(q, k, v):
+# END WRONG
+# BEGIN WRONG strict_step
+# def attention(q, k, v):
+# END WRONG
+# BEGIN WRONG log_dropped
+# @torch._dynamo.error_on_graph_break(True)
+# def attention(q, k, v):
+# END WRONG
+# BEGIN WRONG width_assumed
+# @torch._dynamo.error_on_graph_break(True)
+# def attention(q, k, v):
+#     scores = q @ k.transpose(-2, -1) / math.sqrt(8)
+#     return torch.softmax(scores, dim=-1) @ v
+#
+#
+# def _unused(q, k, v):
+# END WRONG
     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
     return torch.softmax(scores, dim=-1) @ v
 
 
+# BEGIN FAIR rebound
+# attention = torch._dynamo.error_on_graph_break(True)(attention)
+# END FAIR
+
+
+# BEGIN SOLUTION
 def step(x, wq, wk, wv):
     out = attention(x @ wq, x @ wk, x @ wv)
     log.info("output norm %.3f", out.norm())  # a graph break, and an accepted one
     return out.relu()
+# END SOLUTION
+# BEGIN STARTER
+# def step(x, wq, wk, wv):
+#     out = attention(x @ wq, x @ wk, x @ wv)
+#     log.info("output norm %.3f", out.norm())  # a graph break, and an accepted one
+#     return out.relu()
+# END STARTER
+# BEGIN FAIR strict_call
+# def step(x, wq, wk, wv):
+#     with torch._dynamo.error_on_graph_break(True):
+#         out = attention(x @ wq, x @ wk, x @ wv)
+#     log.info("output norm %.3f", out.norm())
+#     return out.relu()
+# END FAIR
+# BEGIN WRONG strict_step
+# @torch._dynamo.error_on_graph_break(True)
+# def step(x, wq, wk, wv):
+#     out = attention(x @ wq, x @ wk, x @ wv)
+#     log.info("output norm %.3f", out.norm())
+#     return out.relu()
+# END WRONG
+# BEGIN WRONG log_dropped
+# def step(x, wq, wk, wv):
+#     out = attention(x @ wq, x @ wk, x @ wv)
+#     return out.relu()
+# END WRONG
 
 
 # BEGIN GRADER
 def calls(gen):
-    weights = [torch.randn(8, 8, generator=gen) / 3 for _ in range(3)]
-    return [(torch.randn(6, 8, generator=gen), *weights) for _ in range(3)]
+    """Three calls: two of width 8, then one of a width drawn per seed (12 or 16, so that a
+    scale computed for width 8 shows); the rows are drawn per seed too."""
+    def call(width):
+        weights = [torch.randn(width, width, generator=gen) / 3 for _ in range(3)]
+        return (torch.randn(int(torch.randint(2, 7, (1,), generator=gen)), width, generator=gen), *weights)
+
+    return [call(8), call(8), call([12, 16][int(torch.randint(2, (1,), generator=gen))])]
+
 # END GRADER
 
 

@@ -1,30 +1,85 @@
 # /// exercise
 # format_version = 1
-# title = "Predict: which functions does Dynamo skip?"
+# title = "Predict which functions Dynamo skips"
 # syllabus = ["2.5.5.5", "2.5.5.1", "2.5.5.2", "2.5.5.3", "2.5.5.4"]
 # section = "2.5.5"
-# entry = "after_loop"
+# entry = "predict_outcome"
 # starter_fails = ["outcomes"]
 # hints = [
-#   "Each experiment compiles one function and calls it. The answer is a number of graphs, or \"error\". A function Dynamo skips entirely compiles 0 graphs and raises nothing.",
-#   "Dynamo cannot resume after a break inside a loop, inside the `with` block of a user context manager, or inside a `try` block: it skips the whole frame (lesson sections 2.5.5.1 to 2.5.5.3). torch.no_grad() and contextlib.nullcontext() are context managers it knows how to split.",
-#   "Past the recompile limit (8 graphs per function), the function is skipped; with fullgraph=True that is an error instead (lesson section 2.5.5.4). A backend that crashes is a hard error, not a skip (lesson section 2.5.5.5).",
-#   "Run `python exercises/02_graph_breaks/predict_skips.py` to see every outcome, and explain each one with section 2.5.5.",
+#   "Each experiment compiles one function of this file with dynamic=False and calls it once on each of `sizes` inputs of different lengths. The answer is the number of graphs compiled in all, or \"error\" when a call raises. A function Dynamo skips entirely compiles 0 graphs and raises nothing.",
+#   "Dynamo cannot resume after a break inside a loop, inside the `with` block of a user context manager, or inside a `try` block: it skips the whole frame, for every later call too (lesson sections 2.5.5.1 to 2.5.5.3). torch.no_grad() is a context manager it knows how to split, and a break after the loop or after the try is resumed. A resumed break costs two graphs per input length: the part before the break and the part after it.",
+#   "dynamic=False compiles one graph per input length, up to the recompile limit (8 entries for each code object, and the part after a break has its own 8). Past it the function runs eagerly, or, with fullgraph=True, the call raises (lesson section 2.5.5.4). fullgraph=True also makes any break an error.",
+#   "A backend that crashes is a hard error, not a skip (lesson section 2.5.5.5), but only once it is handed a graph: a frame Dynamo skips never reaches the backend.",
 # ]
 #
 # [[checks]]
 # kind = "answers"
 # name = "outcomes"
 # constant = "OUTCOMES"
-# truth = "measured_outcomes"
+# constant_truth = "measured_outcomes"
+# variants = "draw_experiments"
+# function = "predict_outcome"
+# truth = "experiment_truth"
 # points = 4
+#
+# [[requirements]]
+# id = "skip_rule"
+# text = "For any function of this file, any number of input lengths from 1 to 12, either `fullgraph` setting and with or without the crashing backend, `predict_outcome` returns the number of graphs compiled in all, or \"error\" when a call raises."
+# checks = ["outcomes"]
+#
+# [[fair]]
+# name = "per_call"
+# why = "walks the calls one by one, counting the cache entries of the function's code"
+#
+# [[fair]]
+# name = "kinds_table"
+# why = "a table of what each function's break does, then one formula"
+#
+# [[wrong]]
+# name = "every_break_resumes"
+# breaks = "skip_rule"
+# fails = ["outcomes"]
+# message = "not what the grader measured: .*in_loop|returned .*the grader measured"
+#
+# [[wrong]]
+# name = "no_grad_skips"
+# breaks = "skip_rule"
+# fails = ["outcomes"]
+# message = "not what the grader measured: .*in_no_grad|returned .*the grader measured"
+#
+# [[wrong]]
+# name = "no_limit"
+# breaks = "skip_rule"
+# fails = ["outcomes"]
+# message = "not what the grader measured: .*ten_sizes|returned .*the grader measured"
+#
+# [[wrong]]
+# name = "fullgraph_limit_runs_eagerly"
+# breaks = "skip_rule"
+# fails = ["outcomes"]
+# message = "not what the grader measured: .*ten_sizes_fullgraph|returned .*the grader measured"
+#
+# [[wrong]]
+# name = "crash_always_raises"
+# breaks = "skip_rule"
+# fails = ["outcomes"]
+# message = "not what the grader measured: .*crash_skipped|returned .*the grader measured"
+#
+# [[wrong]]
+# name = "one_graph_per_length"
+# breaks = "skip_rule"
+# fails = ["outcomes"]
+# message = "not what the grader measured: .*after_try|returned .*the grader measured"
 # ///
-"""Predict, for each experiment, how many graphs Dynamo compiles, or whether the call raises.
+"""Predict, for each experiment, how many graphs Dynamo compiles, or whether a call raises.
 
-Each experiment in `EXPERIMENTS` compiles one function of this file with the options listed and
-calls it on the inputs listed. Fill in `OUTCOMES[name]` with the number of graphs compiled (a whole
-number; 0 when Dynamo skips the function entirely), or with "error" when a call raises. The grader
-runs every experiment itself and compares.
+An experiment compiles one function of this file (`function`, its name) with dynamic=False and
+with `fullgraph` as given, and calls it `sizes` times, each time on an input of another length
+(2, 3, ...). With `crashing_backend`, the backend is `crashing_backend` below instead of the
+course's counting one. Write the rule as `predict_outcome(...)`: the number of graphs compiled in
+all (0 when Dynamo skips the function entirely), or "error" when a call raises. `EXAMPLES` holds
+a few experiments; the grader calls `predict_outcome` on experiments of its own and compares with
+what really happens.
 """
 
 import torch
@@ -100,60 +155,201 @@ def crashing_backend(gm, example_inputs):
     raise RuntimeError("this backend always fails")
 
 
-TEN_SIZES = [(torch.ones(n),) for n in range(2, 12)]
-ONE = [(torch.ones(3),)]
+FUNCTIONS = ["in_loop", "after_loop", "in_region", "in_no_grad", "in_try", "after_try", "shift"]
 
-# name: (function, calls, compile options)
-EXPERIMENTS = {
-    "in_loop": (in_loop, ONE, {}),
-    "after_loop": (after_loop, ONE, {}),
-    "in_region": (in_region, ONE, {}),
-    "in_no_grad": (in_no_grad, ONE, {}),
-    "in_try": (in_try, ONE, {}),
-    "after_try": (after_try, ONE, {}),
-    "ten_sizes_static": (shift, TEN_SIZES, {"dynamic": False}),
-    "ten_sizes_static_fullgraph": (shift, TEN_SIZES, {"dynamic": False, "fullgraph": True}),
-    "crashing_backend": (shift, ONE, {"backend": crashing_backend}),
+
+def predict_outcome(function, sizes, fullgraph, crashing_backend):
+    """The number of graphs compiled in all when `function` (a name in FUNCTIONS) is compiled and
+    called on `sizes` input lengths, or "error" when a call raises."""
+    # BEGIN SOLUTION
+    if function != "shift" and fullgraph:
+        return "error"  # every other function holds a break
+    if function in ("in_loop", "in_region", "in_try"):
+        return 0  # the break cannot be resumed: the frame is skipped, no graph reaches the backend
+    if crashing_backend:
+        return "error"
+    if fullgraph and sizes > 8:
+        return "error"  # the ninth length meets the recompile limit
+    graphs_per_length = 1 if function == "shift" else 2  # before and after a resumed break
+    return graphs_per_length * min(sizes, 8)
+    # END SOLUTION
+    # BEGIN STARTER
+    # # TODO: replace this guess with the rule.
+    # return "error" if fullgraph or crashing_backend else sizes
+    # END STARTER
+    # BEGIN FAIR per_call
+    # if fullgraph and function != "shift":
+    #     return "error"
+    # if function in ("in_loop", "in_region", "in_try"):
+    #     return 0
+    # parts = 1 if function == "shift" else 2
+    # graphs = 0
+    # for call in range(sizes):
+    #     if call >= 8:  # the cache of each code object is full
+    #         if fullgraph:
+    #             return "error"
+    #         break  # this call and every later one run eagerly
+    #     if crashing_backend:
+    #         return "error"
+    #     graphs += parts
+    # return graphs
+    # END FAIR
+    # BEGIN FAIR kinds_table
+    # kind = {"in_loop": "skip", "in_region": "skip", "in_try": "skip", "after_loop": "resume",
+    #         "in_no_grad": "resume", "after_try": "resume", "shift": "no break"}[function]
+    # if kind != "no break" and fullgraph:
+    #     return "error"
+    # if kind == "skip":
+    #     return 0
+    # if crashing_backend or (fullgraph and sizes > 8):
+    #     return "error"
+    # return (2 if kind == "resume" else 1) * min(sizes, 8)
+    # END FAIR
+    # BEGIN WRONG every_break_resumes
+    # if function != "shift" and fullgraph:
+    #     return "error"
+    # if crashing_backend or (fullgraph and sizes > 8):
+    #     return "error"
+    # return (1 if function == "shift" else 2) * min(sizes, 8)
+    # END WRONG
+    # BEGIN WRONG no_grad_skips
+    # if function != "shift" and fullgraph:
+    #     return "error"
+    # if function in ("in_loop", "in_region", "in_try", "in_no_grad"):
+    #     return 0
+    # if crashing_backend or (fullgraph and sizes > 8):
+    #     return "error"
+    # return (1 if function == "shift" else 2) * min(sizes, 8)
+    # END WRONG
+    # BEGIN WRONG no_limit
+    # if function != "shift" and fullgraph:
+    #     return "error"
+    # if function in ("in_loop", "in_region", "in_try"):
+    #     return 0
+    # if crashing_backend:
+    #     return "error"
+    # return (1 if function == "shift" else 2) * sizes
+    # END WRONG
+    # BEGIN WRONG fullgraph_limit_runs_eagerly
+    # if function != "shift" and fullgraph:
+    #     return "error"
+    # if function in ("in_loop", "in_region", "in_try"):
+    #     return 0
+    # if crashing_backend:
+    #     return "error"
+    # return (1 if function == "shift" else 2) * min(sizes, 8)
+    # END WRONG
+    # BEGIN WRONG crash_always_raises
+    # if crashing_backend or (function != "shift" and fullgraph):
+    #     return "error"
+    # if function in ("in_loop", "in_region", "in_try"):
+    #     return 0
+    # if fullgraph and sizes > 8:
+    #     return "error"
+    # return (1 if function == "shift" else 2) * min(sizes, 8)
+    # END WRONG
+    # BEGIN WRONG one_graph_per_length
+    # if function != "shift" and fullgraph:
+    #     return "error"
+    # if function in ("in_loop", "in_region", "in_try"):
+    #     return 0
+    # if crashing_backend or (fullgraph and sizes > 8):
+    #     return "error"
+    # return min(sizes, 8)
+    # END WRONG
+
+
+def _experiment(function, sizes=1, fullgraph=False, crashing_backend=False):
+    return {"function": function, "sizes": sizes, "fullgraph": fullgraph, "crashing_backend": crashing_backend}
+
+
+EXAMPLES = {
+    "in_loop": _experiment("in_loop"),
+    "after_loop": _experiment("after_loop"),
+    "in_region": _experiment("in_region"),
+    "in_no_grad": _experiment("in_no_grad"),
+    "in_try": _experiment("in_try"),
+    "after_try": _experiment("after_try", sizes=3),
+    "ten_sizes": _experiment("shift", sizes=10),
+    "ten_sizes_fullgraph": _experiment("shift", sizes=10, fullgraph=True),
+    "crashing_backend": _experiment("shift", crashing_backend=True),
+    "crash_skipped": _experiment("in_try", crashing_backend=True),
 }
 
-# BEGIN SOLUTION
-OUTCOMES = {"in_loop": 0, "after_loop": 2, "in_region": 0, "in_no_grad": 2, "in_try": 0, "after_try": 2,
-            "ten_sizes_static": 8, "ten_sizes_static_fullgraph": "error", "crashing_backend": "error"}
-# END SOLUTION
-# BEGIN STARTER
-# # TODO: replace each None with a number of graphs, or "error".
-# OUTCOMES = {"in_loop": None, "after_loop": None, "in_region": None, "in_no_grad": None, "in_try": None,
-#             "after_try": None, "ten_sizes_static": None, "ten_sizes_static_fullgraph": None, "crashing_backend": None}
-# END STARTER
+OUTCOMES = {name: predict_outcome(**experiment) for name, experiment in EXAMPLES.items()}
 
 
-def experiment(name):
-    """Run one experiment with the course's counting backend; returns "error" or the number of graphs."""
+# BEGIN GRADER
+def _experiment_run(function, sizes, fullgraph, crashing_backend):
+    """Run one experiment (as the docstring at the top says) with the course's counting backend (or the crashing one): "error" or
+    the number of graphs."""
     # The counting backend runs each captured graph as it is, like backend="eager": fast, and the
     # graphs, breaks and errors are Dynamo's own, the same as with any real backend.
     from autograder.lab import tally_calls
 
-    function, calls, options = EXPERIMENTS[name]
+    options = {"dynamic": False, "fullgraph": bool(fullgraph)}
+    if crashing_backend:
+        options["backend"] = globals()["crashing_backend"]
+    inputs = [(torch.ones(length),) for length in range(2, int(sizes) + 2)]
     try:
-        return tally_calls(function, calls, **options).graphs
-    except Exception as exc:  # noqa: BLE001 - an error is one of the outcomes
-        print(f"  ({name} raised {type(exc).__name__})")
+        return tally_calls(globals()[function], inputs, **options).graphs
+    except Exception:  # noqa: BLE001 - an error is one of the outcomes
         return "error"
 
 
-# BEGIN GRADER
+def experiment_truth(params):
+    """The truth for one drawn parameter set (the answers check's `truth`)."""
+    return outcome_for(**params)
+
+
+def outcome_for(function, sizes, fullgraph, crashing_backend):
+    """The truth for one experiment."""
+    import logging
+
+    dynamo_log = logging.getLogger("torch._dynamo")
+    level = dynamo_log.level
+    dynamo_log.setLevel(logging.ERROR)  # the recompile-limit warning says nothing the count does not
+    try:
+        return _experiment_run(function, sizes, fullgraph, crashing_backend)
+    finally:
+        dynamo_log.setLevel(level)
+
+
 def measured_outcomes():
-    return {name: experiment(name) for name in EXPERIMENTS}
+    """The truth for the examples: what the answers check compares OUTCOMES with."""
+    return {name: outcome_for(**example) for name, example in EXAMPLES.items()}
+
+
+def draw_experiments(gen):
+    """Hidden experiments for the answers check's `variants`: six, drawn per seed. Each grading
+    holds the cases a rule must get right: a break Dynamo cannot resume from, and the same with
+    the crashing backend; the break inside torch.no_grad(); more lengths than the recompile limit,
+    with fullgraph off and on; and one drawn at random."""
+    def pick(options):
+        return options[int(torch.randint(len(options), (1,), generator=gen))]
+
+    def count(low, high):
+        return int(torch.randint(low, high + 1, (1,), generator=gen))
+
+    skipped = ["in_loop", "in_region", "in_try"]
+    drawn = [
+        _experiment(pick(skipped), sizes=count(1, 4)),
+        _experiment(pick(skipped), sizes=count(1, 3), crashing_backend=True),
+        _experiment("in_no_grad", sizes=count(1, 3)),
+        _experiment(pick(["shift", "after_loop", "after_try"]), sizes=count(9, 11)),
+        _experiment("shift", sizes=count(9, 11), fullgraph=True),
+        _experiment(pick(FUNCTIONS), sizes=count(1, 11), fullgraph=pick([False, True]),
+                    crashing_backend=pick([False, False, False, True])),
+    ]
+    order = torch.randperm(len(drawn), generator=gen).tolist()
+    return [drawn[i] for i in order]
 
 
 def calls(gen):
-    return [(torch.randn(3, generator=gen),)]
+    return [("shift", 1, False, False)]
 # END GRADER
 
 
 if __name__ == "__main__":
-    import logging
-
-    logging.getLogger("torch._dynamo").setLevel(logging.ERROR)  # the recompile-limit warning would drown the table
-    for name in EXPERIMENTS:
-        print(f"{name:>28}: {experiment(name)}")
+    for name, example in EXAMPLES.items():
+        print(f"{name:>20}: {example}; you predict {OUTCOMES[name]!r}")

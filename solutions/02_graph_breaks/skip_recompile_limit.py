@@ -1,83 +1,188 @@
 # /// exercise
 # format_version = 1
-# title = "Twelve batch sizes and dynamic=False: past the limit, nothing is compiled"
+# title = "Serve sequences of every length from compiled code"
 # syllabus = ["2.5.5.4"]
-# entry = "pool"
-# # The grader compiles pool with the options in COMPILE_OPTIONS (it reads only "dynamic").
-# submission_may_set = ["dynamic"]
-# starter_fails = ["skips", "compiled_calls"]
+# entry = "rnn"
+# # The grader calls run(compiled_rnn, x) for each sequence: the server around the compiled model.
+# driver = "run"
+# starter_fails = ["compiled_calls"]
 # hints = [
-#   "Run the file: every call prints and returns the right value, and no error appears. But count the graphs, and read the warning: Dynamo hit config.recompile_limit (8).",
-#   "With dynamic=False every new batch size is a new graph, for `pool` and for the resume function after its print alike. At 8 graphs for one function Dynamo stops compiling it: from then on the function is skipped and runs eagerly, silently (lesson section 2.5.5.4).",
-#   "Raising the limit hides the storm (and this exercise does not allow it). Let the batch size be dynamic instead: the default dynamic=None recompiles once, with the size as a symbol, and serves every later size from that graph.",
-#   "COMPILE_OPTIONS = {} (or {\"dynamic\": None}).",
+#   "Run the file: every call returns the right states and nothing fails, but the report says only some calls ran compiled code, and Dynamo warns that `rnn` hit config.recompile_limit (8).",
+#   "The loop in `rnn` runs once per step, and Dynamo unrolls it while tracing, so each number of steps is a graph of its own, whatever dynamic= says (a symbolic length cannot drive a Python loop). Dynamo keeps at most 8 entries per function. A call that matches one of them still runs compiled code; only a call that needs a ninth runs eagerly (lesson section 2.5.5.4).",
+#   "So the number of entries is the budget, not the number of calls: make the compiled `rnn` see only a few lengths, whatever lengths arrive. The recurrence is causal: the state at step t depends on steps 0 to t only, so steps appended at the end change nothing before them.",
+#   "In run: pad the steps up to the next multiple of 4 (`torch.nn.functional.pad(x, (0, 0, 0, padded - steps))`), call `step` on the padded sequence and return `[:, :steps]` of its result. Sequences of 1 to 24 steps then need at most 6 entries.",
 # ]
 #
 # [[checks]]
-# kind = "skipped_frames"
-# name = "skips"
-# ops = ["tanh", "matmul"]
+# kind = "compiled_calls"
 # points = 2
 #
 # [[checks]]
-# kind = "compiled_calls"
-# points = 1
-#
-# [[checks]]
-# kind = "recompiles"
-# max = 2
-# points = 1
-#
-# [[checks]]
-# kind = "output"
-# name = "message"
-# stream = "stdout"
-# expect = "reference"
-# points = 1
-#
-# [[checks]]
 # kind = "correct"
-# points = 1
+# points = 2
+#
+# [[requirements]]
+# id = "all_compiled"
+# text = "Every call of `run` runs compiled code, whatever the number of steps of its sequence (from 1 up)."
+# checks = ["compiled_calls"]
+#
+# [[requirements]]
+# id = "same_states"
+# text = "`run` returns what it returns now: the state after every step of the sequence it was given, shape `(batch, steps, 8)`."
+# checks = ["correct"]
+#
+# [[fair]]
+# name = "powers_of_two"
+# why = "pads to the next power of two, with a zero tensor and torch.cat"
+#
+# [[fair]]
+# name = "chunks"
+# why = "rnn takes the starting state; run feeds the sequence in chunks of 4 steps and carries the state, so only chunk lengths 1 to 4 are ever compiled"
+#
+# [[wrong]]
+# name = "even_lengths"
+# breaks = "all_compiled"
+# fails = ["compiled_calls"]
+# message = "of \\d+ calls ran compiled code"
+#
+# [[wrong]]
+# name = "marked_dynamic"
+# breaks = "all_compiled"
+# fails = ["compiled_calls"]
+# message = "of \\d+ calls ran compiled code"
+#
+# [[wrong]]
+# name = "plain_call"
+# breaks = "all_compiled"
+# fails = ["compiled_calls"]
+# message = "0 of \\d+ calls ran compiled code"
+#
+# [[wrong]]
+# name = "padded_in_front"
+# breaks = "same_states"
+# fails = ["correct"]
+# message = "differs from the reference"
+#
+# [[wrong]]
+# name = "longest_shown"
+# breaks = "same_states"
+# fails = ["correct"]
+# message = "has shape|did not return"
 # ///
-"""Keep a function compiled over many batch sizes.
+"""Serve a recurrent model compiled, for sequences of any length.
 
-`pool` encodes a batch and averages it over the rows, printing the norm of the result as it goes
-(a graph break, which is fine here). The grader compiles it with the options in `COMPILE_OPTIONS` and calls
-it with twelve batch sizes, in order. Right now the options ask for `dynamic=False`, and after
-eight graphs Dynamo stops compiling `pool`: later calls run eagerly without any error. Make every
-call run compiled code, with at most two recompiles and no frame skipped, printing and returning
-exactly what it does now. Only the `dynamic` option may change; the recompile limit may not.
+`rnn(x)` runs a recurrent cell over the steps of a batch of sequences `x`, of shape
+`(batch, steps, 8)`, and returns the state after every step. `run(step, x)` is the server around
+it: the grader compiles `rnn` (default settings) and calls `run(compiled_rnn, x)` once per
+sequence, with sequences of many lengths, in an order of its own, and compares what `run`
+returns with the model run without the compiler. Nothing fails; but beyond a point most
+calls are served eagerly, without a word. The recompile limit is the team's setting and stays
+as it is; the model may change, as long as it computes the same states.
 """
 
 import torch
+import torch.nn.functional as F
 
-W = torch.randn(8, 8, generator=torch.Generator().manual_seed(0)) / 3
-
-# BEGIN SOLUTION
-COMPILE_OPTIONS = {}
-# END SOLUTION
-# BEGIN STARTER
-# COMPILE_OPTIONS = {"dynamic": False}  # TODO: every batch size is a new graph, and the limit is 8 per function
-# END STARTER
+_weights = torch.Generator().manual_seed(0)
+W = torch.randn(8, 8, generator=_weights) / 3
+U = torch.randn(8, 8, generator=_weights) / 3
+B = torch.randn(8, generator=_weights) / 2
 
 
-def pool(x):
-    pooled = torch.tanh(x @ W).mean(dim=0)
-    print("pooled; norm", pooled.norm())
-    return pooled * 2
+def rnn(x):
+    """The state after every step of `x` (batch, steps, 8), starting from zeros."""
+    inputs = x @ W + B
+    h = x.new_zeros(x.shape[0], 8)
+    states = []
+    for t in range(x.shape[1]):
+        h = torch.tanh(inputs[:, t] + h @ U)
+        states.append(h)
+    return torch.stack(states, dim=1)
+
+
+# BEGIN FAIR chunks
+# def rnn(x, h):
+#     """The states of `x`, starting from the state `h`; returns (states, last state)."""
+#     inputs = x @ W + B
+#     states = []
+#     for t in range(x.shape[1]):
+#         h = torch.tanh(inputs[:, t] + h @ U)
+#         states.append(h)
+#     return torch.stack(states, dim=1), h
+# END FAIR
+
+
+def run(step, x):
+    """The server: `step` is the compiled rnn; returns the state after every step of `x`."""
+    # BEGIN SOLUTION
+    steps = x.shape[1]
+    padded = -(-steps // 4) * 4
+    return step(F.pad(x, (0, 0, 0, padded - steps)))[:, :steps]
+    # END SOLUTION
+    # BEGIN STARTER
+    # # TODO: beyond a point most calls run eagerly; find out why, and serve every call compiled.
+    # return step(x)
+    # END STARTER
+    # BEGIN FAIR powers_of_two
+    # steps = x.shape[1]
+    # padded = 1 << (steps - 1).bit_length()
+    # tail = x.new_zeros(x.shape[0], padded - steps, x.shape[2])
+    # return step(torch.cat([x, tail], dim=1))[:, :steps]
+    # END FAIR
+    # BEGIN FAIR chunks
+    # states, h = [], x.new_zeros(x.shape[0], 8)
+    # for start in range(0, x.shape[1], 4):
+    #     chunk, h = step(x[:, start:start + 4], h)
+    #     states.append(chunk)
+    # return torch.cat(states, dim=1)
+    # END FAIR
+    # BEGIN WRONG even_lengths
+    # steps = x.shape[1]
+    # return step(F.pad(x, (0, 0, 0, steps % 2)))[:, :steps]
+    # END WRONG
+    # BEGIN WRONG marked_dynamic
+    # torch._dynamo.mark_dynamic(x, 1)
+    # return step(x)
+    # END WRONG
+    # BEGIN WRONG plain_call
+    # return rnn(x)
+    # END WRONG
+    # BEGIN WRONG padded_in_front
+    # steps = x.shape[1]
+    # padded = -(-steps // 4) * 4
+    # return step(F.pad(x, (0, 0, padded - steps, 0)))[:, padded - steps:]
+    # END WRONG
+    # BEGIN WRONG longest_shown
+    # steps = x.shape[1]
+    # return step(F.pad(x, (0, 0, 0, 12 - steps)))[:, :steps]
+    # END WRONG
 
 
 # BEGIN GRADER
 def calls(gen):
-    return [(torch.randn(n, 8, generator=gen),) for n in range(2, 14)]
+    """Sequences of ten different lengths from 1 to 18 steps: one from each of the nine pairs
+    (1-2, 3-4, ..., 17-18) and the other of one pair, so that the lengths as they come, and the
+    lengths rounded up to an even number, need more entries than the limit keeps. The lengths past
+    12 are longer than any the file's demo shows. The order, the lengths within each pair and the
+    batch size (one row on some seeds) are drawn per seed; then two repeats of lengths seen before."""
+    batch = int(torch.randint(1, 4, (1,), generator=gen))
+    lengths = [2 * pair + 1 + int(torch.randint(2, (1,), generator=gen)) for pair in range(9)]
+    twice = int(torch.randint(9, (1,), generator=gen))
+    lengths.append(4 * twice + 3 - lengths[twice])  # the other length of one pair
+    lengths = [lengths[i] for i in torch.randperm(10, generator=gen).tolist()]
+    lengths += [lengths[0], lengths[-1]]
+    return [(torch.randn(batch, steps, 8, generator=gen),) for steps in lengths]
 # END GRADER
 
 
 if __name__ == "__main__":
-    from autograder.lab import tally_calls
+    import logging
 
-    # backend="eager" runs the captured graphs as they are: the same graphs, recompiles and limit
-    # as any backend, without Inductor's compile time.
-    tally = tally_calls(pool, [(torch.randn(n, 8),) for n in range(2, 14)], backend="eager", **COMPILE_OPTIONS)
+    from autograder.lab import tally_run
+
+    logging.basicConfig(level=logging.WARNING, format="%(message)s")
+    sequences = [torch.randn(2, steps, 8) for steps in (3, 7, 1, 12, 5, 9, 2, 11, 6, 10, 4, 8, 3, 7)]
+    # backend="eager" runs the captured graphs as they are: the same graphs, recompiles and limit as
+    # any backend, without Inductor's compile time.
+    tally = tally_run(rnn, lambda compiled: [run(compiled, x) for x in sequences], backend="eager")
     print(tally)
-    print("frames Dynamo skipped (ran eagerly):", tally.skipped or "none")

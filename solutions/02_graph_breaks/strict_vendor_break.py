@@ -1,6 +1,6 @@
 # /// exercise
 # format_version = 1
-# title = "A strict model that tolerates one third-party break"
+# title = "A strict model that runs despite a vendor's graph break"
 # syllabus = ["2.5.3.1", "2.5.3", "2.5.3.3"]
 # entry = "build"
 # factory = true
@@ -34,15 +34,72 @@
 # [[checks]]
 # kind = "correct"
 # points = 1
+#
+# [[requirements]]
+# id = "runs"
+# text = "The compiled model runs: no call raises."
+# checks = ["compiles"]
+#
+# [[requirements]]
+# id = "vendor_untouched"
+# text = "The vendor's code stays as it is: its graph break is still there, tolerated where the vendor put it, and it is the only break."
+# checks = ["breaks"]
+#
+# [[requirements]]
+# id = "strict_elsewhere"
+# text = "Any other graph break in the model's own code, such as a new one in `mix` (called before and after the vendor block), raises an error."
+# checks = ["still_strict"]
+#
+# [[requirements]]
+# id = "same_output"
+# text = "The model computes what it computes now."
+# checks = ["correct"]
+#
+# [[fair]]
+# name = "patched_vendor"
+# why = "the vendor's forward wrapped in error_on_graph_break(False) from this file, without editing the vendor's code"
+#
+# [[fair]]
+# name = "tolerant_method"
+# why = "a small method of Model, decorated with error_on_graph_break(False), makes the vendor call"
+#
+# [[wrong]]
+# name = "vendor_disabled"
+# breaks = "runs"
+# fails = ["compiles"]
+# message = "Skip (calling|inlining) `torch\\.compiler\\.disable\\(\\)`d function"
+#
+# [[wrong]]
+# name = "vendor_break_deleted"
+# breaks = "vendor_untouched"
+# fails = ["breaks"]
+# message = "is gone"
+#
+# [[wrong]]
+# name = "strictness_dropped"
+# breaks = "strict_elsewhere"
+# fails = ["still_strict"]
+# message = "ran without an error"
+#
+# [[wrong]]
+# name = "block_around_everything"
+# breaks = "strict_elsewhere"
+# fails = ["still_strict"]
+# message = "ran without an error"
+#
+# [[wrong]]
+# name = "vendor_replaced"
+# breaks = "same_output"
+# fails = ["correct"]
+# message = "differs from the reference"
 # ///
-"""Keep the model strict about graph breaks, except inside one vendor block.
+"""Run a model that is strict about graph breaks and calls a vendor block that breaks.
 
 `Model.forward` is decorated with `torch._dynamo.error_on_graph_break(True)`: the team wants any
 graph break in its own code to be an error, even though the grader compiles with the default
 `fullgraph=False`. The model also uses `VendorBlock`, third-party code you may not edit, whose
 helper `_legacy_gelu` has a deliberate `torch._dynamo.graph_break()`. Today every call raises.
-Make the model run with the vendor's break tolerated, and keep every other break an error: the
-grader gives your `mix` function a hidden extra break and expects the model to raise.
+The grader also gives your `mix` function a hidden extra graph break and watches what happens.
 """
 
 import torch
@@ -52,7 +109,15 @@ import torch.nn.functional as F
 # --- vendor code: not yours to edit ------------------------------------------------------------
 def _legacy_gelu(h):
     h = h * 1.0
+    # BEGIN SOLUTION
     torch._dynamo.graph_break()  # the vendor's workaround for an old compiler bug
+    # END SOLUTION
+    # BEGIN STARTER
+    # torch._dynamo.graph_break()  # the vendor's workaround for an old compiler bug
+    # END STARTER
+    # BEGIN WRONG vendor_break_deleted
+    # pass  # the vendor's break, deleted
+    # END WRONG
     return F.gelu(h)
 
 
@@ -70,23 +135,89 @@ def mix(h, weight):
     return h + torch.tanh(h @ weight)
 
 
+# BEGIN FAIR patched_vendor
+# VendorBlock.forward = torch._dynamo.error_on_graph_break(False)(VendorBlock.forward)
+# END FAIR
+# BEGIN WRONG vendor_disabled
+# VendorBlock.forward = torch.compiler.disable(VendorBlock.forward)
+# END WRONG
+
+
 class Model(torch.nn.Module):
     def __init__(self):
         super().__init__()
         self.vendor = VendorBlock()
         self.weight = torch.nn.Parameter(torch.randn(16, 16) / 4)
 
+    # BEGIN SOLUTION
     @torch._dynamo.error_on_graph_break(True)
     def forward(self, x):
         h = mix(x, self.weight)
-        # BEGIN SOLUTION
         with torch._dynamo.error_on_graph_break(False):
             h = self.vendor(h)
-        # END SOLUTION
-        # BEGIN STARTER
-        # h = self.vendor(h)  # TODO: the vendor's known break must be tolerated here, and nowhere else
-        # END STARTER
         return mix(h, self.weight)
+    # END SOLUTION
+    # BEGIN STARTER
+    # @torch._dynamo.error_on_graph_break(True)
+    # def forward(self, x):
+    #     # TODO: every call raises; make the model run, and keep it strict about its own code.
+    #     h = mix(x, self.weight)
+    #     h = self.vendor(h)
+    #     return mix(h, self.weight)
+    # END STARTER
+    # BEGIN FAIR patched_vendor
+    # @torch._dynamo.error_on_graph_break(True)
+    # def forward(self, x):
+    #     h = mix(x, self.weight)
+    #     h = self.vendor(h)
+    #     return mix(h, self.weight)
+    # END FAIR
+    # BEGIN FAIR tolerant_method
+    # @torch._dynamo.error_on_graph_break(False)
+    # def _call_vendor(self, h):
+    #     return self.vendor(h)
+    #
+    # @torch._dynamo.error_on_graph_break(True)
+    # def forward(self, x):
+    #     h = mix(x, self.weight)
+    #     h = self._call_vendor(h)
+    #     return mix(h, self.weight)
+    # END FAIR
+    # BEGIN WRONG vendor_disabled
+    # @torch._dynamo.error_on_graph_break(True)
+    # def forward(self, x):
+    #     h = mix(x, self.weight)
+    #     h = self.vendor(h)
+    #     return mix(h, self.weight)
+    # END WRONG
+    # BEGIN WRONG vendor_break_deleted
+    # @torch._dynamo.error_on_graph_break(True)
+    # def forward(self, x):
+    #     h = mix(x, self.weight)
+    #     h = self.vendor(h)
+    #     return mix(h, self.weight)
+    # END WRONG
+    # BEGIN WRONG strictness_dropped
+    # def forward(self, x):
+    #     h = mix(x, self.weight)
+    #     h = self.vendor(h)
+    #     return mix(h, self.weight)
+    # END WRONG
+    # BEGIN WRONG block_around_everything
+    # @torch._dynamo.error_on_graph_break(True)
+    # def forward(self, x):
+    #     with torch._dynamo.error_on_graph_break(False):
+    #         h = mix(x, self.weight)
+    #         h = self.vendor(h)
+    #         return mix(h, self.weight)
+    # END WRONG
+    # BEGIN WRONG vendor_replaced
+    # @torch._dynamo.error_on_graph_break(True)
+    # def forward(self, x):
+    #     h = mix(x, self.weight)
+    #     h = F.gelu(h)  # the vendor block's activation, without its break
+    #     return mix(h, self.weight)
+    # END WRONG
 
 
 def build():
@@ -95,7 +226,10 @@ def build():
 
 # BEGIN GRADER
 def calls(gen):
-    return [(torch.randn(4, 16, generator=gen),) for _ in range(3)]
+    """Three batches of sizes drawn per seed, one row among them."""
+    rows = [int(torch.randint(2, 7, (1,), generator=gen)), 1, int(torch.randint(2, 7, (1,), generator=gen))]
+    return [(torch.randn(n, 16, generator=gen),) for n in rows]
+
 # END GRADER
 
 

@@ -1,6 +1,6 @@
 # /// exercise
 # format_version = 1
-# title = "Tune a served model: one input, few guards, no guard evaluation while serving"
+# title = "Cut what every call of a served model pays before its graph runs"
 # syllabus = ["6.5"]
 # entry = "make_model"
 # factory = true
@@ -8,9 +8,9 @@
 # driver = "run"
 # submission_may_set = ["guard_filter_fn"]
 # allow_config = ["install_free_tensors", "use_recursive_dict_tags_for_guards"]
-# starter_fails = ["guards", "stance_calls"]
+# starter_fails = ["inputs", "guards", "stance_calls"]
 # hints = [
-#   "Run the file: each graph takes 65 inputs, keeps hundreds of guards, and every serving call evaluates them all.",
+#   "Run the file: look at each graph's inputs, at how many guards are kept, and at how many serving calls skip guard evaluation. Each number is a cost that one section of this chapter cuts.",
 #   "Three knobs from this chapter apply, one per problem: graph inputs (6.1), guards on modules that never change (6.2), guard evaluation after warm-up (6.4).",
 #   "Mind what must stay guarded: the model branches on the batch size, so a filter that drops tensor guards, or a stance entered before both batch sizes have compiled, gives wrong answers or an error (lesson section 6.5).",
 #   "torch._dynamo.config.install_free_tensors = True; COMPILE_OPTIONS = {\"guard_filter_fn\": torch.compiler.skip_guard_on_all_nn_modules_unsafe}; in run, wrap the \"serve\" calls in torch.compiler.set_stance(skip_guard_eval_unsafe=True).",
@@ -22,9 +22,14 @@
 #
 # [[checks]]
 # kind = "guards"
+# name = "inputs"
 # max_inputs = 1
+# points = 1
+#
+# [[checks]]
+# kind = "guards"
 # max_kept = 60
-# points = 2
+# points = 1
 #
 # [[checks]]
 # kind = "stance_calls"
@@ -41,31 +46,126 @@
 # repeats = 7
 # rounds = 2
 # points = 2
+#
+# [[requirements]]
+# id = "one_input"
+# text = "Each graph takes only the real input `x` (at most 1 graph input): no parameter is gathered before a call."
+# checks = ["inputs"]
+#
+# [[requirements]]
+# id = "few_guards"
+# text = "At most 60 guards are kept, summed over the compiles (keeping them all keeps over 800)."
+# checks = ["guards"]
+#
+# [[requirements]]
+# id = "serving_skips"
+# text = "At least 8 serving calls run with guard evaluation skipped, and a typical call's cache lookup (the median over the 22 calls) is at least 2x cheaper than the starting code's."
+# checks = ["stance_calls", "guard_time"]
+#
+# [[requirements]]
+# id = "right_answers"
+# text = "Every answer is right, for both batch sizes, without an error."
+# checks = ["correct"]
+#
+# [[requirements]]
+# id = "compiled"
+# text = "Every call runs the model's compiled code."
+# checks = ["compiled_calls"]
+#
+# [[fair]]
+# name = "tensor_guards"
+# why = "keeps only the tensor guards (the preset that keeps the input's shape guard, which tells the two batch sizes apart) instead of skipping the module guards"
+#
+# [[fair]]
+# name = "input_guards_filter"
+# why = "a guard filter of one's own that drops every guard on the module (`self...`) and keeps the rest"
+#
+# [[fair]]
+# name = "seen_sizes"
+# why = "ignores the phase: a call skips guard evaluation once its batch size has been compiled, which `run` records on the model"
+#
+# [[wrong]]
+# name = "no_free_tensors"
+# breaks = "one_input"
+# fails = ["inputs"]
+# message = "each graph may take at most 1 input"
+#
+# [[wrong]]
+# name = "dict_tags_instead"
+# breaks = "few_guards"
+# fails = ["guards"]
+# message = "at most 60 guards may be kept"
+#
+# [[wrong]]
+# name = "skip_all_guards"
+# breaks = "right_answers"
+# fails = ["correct"]
+# message = "differs from the reference"
+#
+# [[wrong]]
+# name = "stance_from_start"
+# breaks = "right_answers"
+# fails = ["correct"]
+# message = "Call 1 of \\d+ did not return"
+#
+# [[wrong]]
+# name = "serving_typo"
+# breaks = "serving_skips"
+# fails = ["stance_calls"]
+# message = "0 of \\d+ calls ran compiled code with guard evaluation skipped"
+#
+# [[wrong]]
+# name = "eager_model"
+# breaks = "compiled"
+# fails = ["compiled_calls"]
+# message = "0 of \\d+ calls ran compiled code"
 # ///
-"""Put the guard-overhead knobs together for a model that is served unchanged.
+"""Tune a model that a service keeps in memory and never changes.
 
-The grader compiles `make_model()` (32 Linear layers; a Python branch on the batch size) with the
-`guard_filter_fn` in `COMPILE_OPTIONS`, and calls `run(model, x, phase)` 22 times: 2 "warmup"
-calls (batch 1, then batch 4), then 20 "serve" calls that alternate the two batch sizes. The
-model's parameters and attributes never change. Make:
-
-- each graph take only the real input (at most 1 graph input);
-- at most 60 guards kept, summed over the compiles;
-- at least 8 serving calls run under `set_stance(skip_guard_eval_unsafe=True)`;
-- every answer right, for both batch sizes;
-- a typical call's cache lookup time (the median over the 22 calls) at least 2x lower than the
-  starting code's.
+`Server` has 32 Linear layers and a Python branch on the batch size. The grader builds it with
+`make_model()`, compiles it with the `guard_filter_fn` in `COMPILE_OPTIONS`, and calls
+`run(model, x, phase)` 22 times: 2 "warmup" calls (batch 1, then batch 4), then 20 "serve" calls
+that alternate the two batch sizes. The model's parameters and attributes never change after
+`make_model()`. The answers are right already; everything before each graph runs costs too much.
 """
 
 import torch
+import torch._dynamo
 
 # BEGIN SOLUTION
 torch._dynamo.config.install_free_tensors = True
 COMPILE_OPTIONS = {"guard_filter_fn": torch.compiler.skip_guard_on_all_nn_modules_unsafe}
 # END SOLUTION
 # BEGIN STARTER
-# COMPILE_OPTIONS = {"guard_filter_fn": None}  # TODO: every parameter is a graph input, every module guard is kept
+# # TODO: run the file and find every cost this chapter can cut; the answers must stay right.
+# COMPILE_OPTIONS = {"guard_filter_fn": None}
 # END STARTER
+# BEGIN FAIR tensor_guards
+# torch._dynamo.config.install_free_tensors = True
+# COMPILE_OPTIONS = {"guard_filter_fn": torch.compiler.keep_tensor_guards_unsafe}
+# END FAIR
+# BEGIN FAIR input_guards_filter
+# torch._dynamo.config.install_free_tensors = True
+#
+#
+# def drop_module_guards(entries):
+#     return [not entry.name.startswith("self") for entry in entries]
+#
+#
+# COMPILE_OPTIONS = {"guard_filter_fn": drop_module_guards}
+# END FAIR
+# BEGIN WRONG no_free_tensors
+# COMPILE_OPTIONS = {"guard_filter_fn": torch.compiler.skip_guard_on_all_nn_modules_unsafe}
+# END WRONG
+# BEGIN WRONG dict_tags_instead
+# torch._dynamo.config.install_free_tensors = True
+# torch._dynamo.config.use_recursive_dict_tags_for_guards = True
+# COMPILE_OPTIONS = {"guard_filter_fn": None}
+# END WRONG
+# BEGIN WRONG skip_all_guards
+# torch._dynamo.config.install_free_tensors = True
+# COMPILE_OPTIONS = {"guard_filter_fn": torch.compiler.skip_all_guards_unsafe}
+# END WRONG
 
 
 class Server(torch.nn.Module):
@@ -73,7 +173,13 @@ class Server(torch.nn.Module):
         super().__init__()
         self.layers = torch.nn.ModuleList([torch.nn.Linear(8, 8) for _ in range(depth)])
         self.scale = 0.5
+        # BEGIN FAIR seen_sizes
+        # self.compiled_sizes = set()  # per model: a fresh model has no compiled entries yet
+        # END FAIR
 
+    # BEGIN WRONG eager_model
+    # @torch.compiler.disable
+    # END WRONG
     def forward(self, x):
         for layer in self.layers:
             x = torch.relu(layer(x))
@@ -94,8 +200,25 @@ def run(model, x, phase):
     return model(x)
     # END SOLUTION
     # BEGIN STARTER
-    # return model(x)  # TODO: serving calls still evaluate every guard
+    # return model(x)
     # END STARTER
+    # BEGIN FAIR seen_sizes
+    # if x.shape[0] in model.compiled_sizes:
+    #     with torch.compiler.set_stance(skip_guard_eval_unsafe=True):
+    #         return model(x)
+    # model.compiled_sizes.add(x.shape[0])
+    # return model(x)
+    # END FAIR
+    # BEGIN WRONG stance_from_start
+    # with torch.compiler.set_stance(skip_guard_eval_unsafe=True):
+    #     return model(x)
+    # END WRONG
+    # BEGIN WRONG serving_typo
+    # if phase == "serving":
+    #     with torch.compiler.set_stance(skip_guard_eval_unsafe=True):
+    #         return model(x)
+    # return model(x)
+    # END WRONG
 
 
 # BEGIN GRADER

@@ -1,16 +1,16 @@
 # /// exercise
 # format_version = 1
-# title = "Skip guard evaluation after warm-up, not before"
+# title = "Serve warm calls without paying for their guards"
 # syllabus = ["6.4"]
 # entry = "make_model"
 # factory = true
 # driver = "run"
 # starter_fails = ["stance_calls"]
 # hints = [
-#   "Run the file: every serving call evaluates all guards, though the warm-up already compiled what serving needs.",
-#   "set_stance(skip_guard_eval_unsafe=True) runs only the guards that tell cached entries apart; enter it only once every entry the schedule needs exists.",
-#   "Use it as a context manager around the serving calls only; the warm-up calls (float32 and float64) must compile normally (lesson section 6.4).",
-#   "if phase == \"serve\": with torch.compiler.set_stance(skip_guard_eval_unsafe=True): return model(x)",
+#   "Run the file: every serving call evaluates all guards, though the warm-up already compiled every graph that serving needs.",
+#   "Lesson section 6.4 has a compiler stance that runs only the guards that tell cached entries apart. Read what happens when a call under it would need a new compile.",
+#   "Enter the stance only once every entry the schedule needs exists: here that is after both dtypes have been seen. A `with` block around the serving calls keeps it out of the warm-up (on torch 2.13, not a decorator: `@set_stance(skip_guard_eval_unsafe=True)` drops the skip and runs every guard).",
+#   "if phase == \"serve\":\n    with torch.compiler.set_stance(skip_guard_eval_unsafe=True):\n        return model(x)\nreturn model(x)",
 # ]
 #
 # [[checks]]
@@ -32,18 +32,80 @@
 # repeats = 7
 # rounds = 2
 # points = 2
+#
+# [[requirements]]
+# id = "serving_skips"
+# text = "At least 8 of the 20 serving calls run with guard evaluation skipped."
+# checks = ["stance_calls"]
+#
+# [[requirements]]
+# id = "typical_call_cheap"
+# text = "A typical call's cache lookup (the median over the 22 calls) is at least 4x cheaper than the starting code's."
+# checks = ["guard_time"]
+#
+# [[requirements]]
+# id = "right_answers"
+# text = "Every call, warm-up and serving, of either dtype, gives the right answer without an error."
+# checks = ["correct"]
+#
+# [[requirements]]
+# id = "compiled"
+# text = "Every call runs the model's compiled code."
+# checks = ["compiled_calls"]
+#
+# [[fair]]
+# name = "seen_dtypes"
+# why = "ignores the phase: a call skips guard evaluation once its dtype has been compiled for this model, which `run` records on the model"
+#
+# [[fair]]
+# name = "warm_every_dtype"
+# why = "does its own warm-up: the first call also compiles the other dtype, and every later call skips guard evaluation"
+#
+# [[wrong]]
+# name = "serving_typo"
+# breaks = "serving_skips"
+# fails = ["stance_calls"]
+# message = "0 of \\d+ calls ran compiled code with guard evaluation skipped"
+#
+# [[wrong]]
+# name = "eager_on_recompile"
+# breaks = "serving_skips"
+# fails = ["stance_calls"]
+# message = "0 of \\d+ calls ran compiled code with guard evaluation skipped"
+#
+# [[wrong]]
+# name = "decorated_serve"
+# breaks = "serving_skips"
+# fails = ["stance_calls"]
+# message = "0 of \\d+ calls ran compiled code with guard evaluation skipped"
+#
+# [[wrong]]
+# name = "one_dtype_only"
+# breaks = "typical_call_cheap"
+# fails = ["guard_time"]
+# message = "needs 4.0x"
+#
+# [[wrong]]
+# name = "stance_from_start"
+# breaks = "right_answers"
+# fails = ["correct"]
+# message = "Call 1 of \\d+ did not return"
+#
+# [[wrong]]
+# name = "eager_model"
+# breaks = "compiled"
+# fails = ["compiled_calls"]
+# message = "0 of \\d+ calls ran compiled code"
 # ///
-"""Serve with guard evaluation skipped, once the warm-up is done.
+"""Make the serving calls of a warmed-up model cheaper before their graphs run.
 
-The grader calls `run(model, x, phase)` 22 times: 2 "warmup" calls (a float32 and a float64
-batch), then 20 "serve" calls that alternate the two dtypes. Make at least 8 serving calls run
-under `torch.compiler.set_stance(skip_guard_eval_unsafe=True)`, and keep every answer right: the
-stance may not be entered before both dtypes have compiled. The grader also wants a typical
-call's cache lookup time (the median over the 22 calls) at least 4x lower than the starting code's.
+`Tower` is a 96-layer model that takes float32 and float64 batches. The grader builds it with
+`make_model()`, compiles it, and calls `run(model, x, phase)` 22 times: 2 "warmup" calls (a
+float32 batch, then a float64 one), then 20 "serve" calls that alternate the two dtypes. Nothing
+about the model changes after the warm-up, yet every serving call still evaluates every guard.
 """
 
 import torch
-
 
 
 class Tower(torch.nn.Module):
@@ -51,7 +113,16 @@ class Tower(torch.nn.Module):
         super().__init__()
         self.layers = torch.nn.ModuleList([torch.nn.Linear(8, 8, dtype=torch.float64) for _ in range(depth)])
         self.scale = 2.0
+        # BEGIN FAIR seen_dtypes
+        # self.compiled_dtypes = set()  # per model: a fresh model has no compiled entries yet
+        # END FAIR
+        # BEGIN FAIR warm_every_dtype
+        # self.warmed_up = []
+        # END FAIR
 
+    # BEGIN WRONG eager_model
+    # @torch.compiler.disable
+    # END WRONG
     def forward(self, x):
         for layer in self.layers:
             x = torch.relu(layer(x.double()))
@@ -62,6 +133,11 @@ def make_model():
     return Tower()
 
 
+# BEGIN WRONG decorated_serve
+# @torch.compiler.set_stance(skip_guard_eval_unsafe=True)  # on torch 2.13 the decorator form drops skip_guard_eval_unsafe
+# def serve(model, x):
+#     return model(x)
+# END WRONG
 def run(model, x, phase):
     # BEGIN SOLUTION
     if phase == "serve":
@@ -70,8 +146,49 @@ def run(model, x, phase):
     return model(x)
     # END SOLUTION
     # BEGIN STARTER
-    # return model(x)  # TODO: after warm-up, every call still evaluates every guard
+    # # TODO: the serving calls pay for every guard, though the warm-up compiled all they need.
+    # return model(x)
     # END STARTER
+    # BEGIN FAIR seen_dtypes
+    # if x.dtype in model.compiled_dtypes:
+    #     with torch.compiler.set_stance(skip_guard_eval_unsafe=True):
+    #         return model(x)
+    # model.compiled_dtypes.add(x.dtype)
+    # return model(x)
+    # END FAIR
+    # BEGIN FAIR warm_every_dtype
+    # if model.warmed_up:
+    #     with torch.compiler.set_stance(skip_guard_eval_unsafe=True):
+    #         return model(x)
+    # model.warmed_up.append(True)
+    # model(x.double() if x.dtype == torch.float32 else x.float())
+    # return model(x)
+    # END FAIR
+    # BEGIN WRONG decorated_serve
+    # return serve(model, x) if phase == "serve" else model(x)
+    # END WRONG
+    # BEGIN WRONG serving_typo
+    # if phase == "serving":
+    #     with torch.compiler.set_stance(skip_guard_eval_unsafe=True):
+    #         return model(x)
+    # return model(x)
+    # END WRONG
+    # BEGIN WRONG eager_on_recompile
+    # if phase == "serve":
+    #     with torch.compiler.set_stance("eager_on_recompile"):
+    #         return model(x)
+    # return model(x)
+    # END WRONG
+    # BEGIN WRONG one_dtype_only
+    # if phase == "serve" and x.dtype == torch.float64:
+    #     with torch.compiler.set_stance(skip_guard_eval_unsafe=True):
+    #         return model(x)
+    # return model(x)
+    # END WRONG
+    # BEGIN WRONG stance_from_start
+    # with torch.compiler.set_stance(skip_guard_eval_unsafe=True):
+    #     return model(x)
+    # END WRONG
 
 
 # BEGIN GRADER

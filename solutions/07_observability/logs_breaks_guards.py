@@ -17,6 +17,43 @@
 # constant = "ANSWERS"
 # truth = "expected_answers"
 # points = 4
+#
+# [[requirements]]
+# id = "log_facts"
+# text = "`ANSWERS` holds what the graph-break and recompile logs of the five calls say: the line that breaks, the function recompiled during call 3 and the guard that made it, and how many functions call 4 recompiles."
+# checks = ["log_answers"]
+#
+# [[fair]]
+# name = "located_in_code"
+# why = "counts the two line numbers from the functions' first lines instead of typing them, so they follow the file"
+#
+# [[fair]]
+# name = "parsed_from_copied_log"
+# why = "pastes the log lines in and takes each answer out of them with string methods"
+#
+# [[wrong]]
+# name = "caller_line"
+# breaks = "log_facts"
+# fails = ["log_answers"]
+# message = "not what the grader measured: breaking_line[.]"
+#
+# [[wrong]]
+# name = "compiled_function_named"
+# breaks = "log_facts"
+# fails = ["log_answers"]
+# message = "not what the grader measured: recompiled_on_call_3[.]"
+#
+# [[wrong]]
+# name = "new_value_as_guard"
+# breaks = "log_facts"
+# fails = ["log_answers"]
+# message = "not what the grader measured: failed_guard_on_call_3[.]"
+#
+# [[wrong]]
+# name = "one_recompile_per_call"
+# breaks = "log_facts"
+# fails = ["log_answers"]
+# message = "not what the grader measured: recompiles_on_call_4[.]"
 # ///
 """Answer four questions about a program from its logs.
 
@@ -75,8 +112,8 @@ CALLS = [
 
 # BEGIN SOLUTION
 ANSWERS = {
-    "breaking_line": 37,
-    "recompiled_on_call_3": "torch_dynamo_resume_in_score_at_44",
+    "breaking_line": 40,
+    "recompiled_on_call_3": "torch_dynamo_resume_in_score_at_47",
     "failed_guard_on_call_3": "reduce == 'sum'",
     "recompiles_on_call_4": 3,
 }
@@ -90,6 +127,65 @@ ANSWERS = {
 #     "recompiles_on_call_4": None,
 # }
 # END STARTER
+# BEGIN FAIR located_in_code
+# ANSWERS = {  # line numbers counted from the `def` lines, so they follow the file
+#     "breaking_line": count_flagged.__code__.co_firstlineno + 1,  # its first statement: the log's innermost frame
+#     "recompiled_on_call_3": f"torch_dynamo_resume_in_score_at_{score.__code__.co_firstlineno + 3}",  # the call of count_flagged
+#     "failed_guard_on_call_3": "reduce == 'sum'",
+#     "recompiles_on_call_4": 3,
+# }
+# END FAIR
+# BEGIN FAIR parsed_from_copied_log
+# BREAK_AT = "logs_breaks_guards.py:40"
+# CALL_3_LOG = """
+# Recompiling function torch_dynamo_resume_in_score_at_47 in logs_breaks_guards.py:47
+#     triggered by the following guard failure(s):
+#     - 3/0: reduce == 'sum'                                          # if reduce == "mean":
+# """
+# CALL_4_LOG = """
+# Recompiling function score in logs_breaks_guards.py:44
+# Recompiling function count_flagged in logs_breaks_guards.py:39
+# Recompiling function torch_dynamo_resume_in_score_at_47 in logs_breaks_guards.py:47
+# """
+# ANSWERS = {
+#     "breaking_line": int(BREAK_AT.rsplit(":", 1)[1]),
+#     "recompiled_on_call_3": CALL_3_LOG.split("Recompiling function ")[1].split()[0],
+#     "failed_guard_on_call_3": CALL_3_LOG.split("- 3/0: ")[1].split("#")[0].strip(),
+#     "recompiles_on_call_4": CALL_4_LOG.count("Recompiling function"),
+# }
+# END FAIR
+# BEGIN WRONG caller_line
+# ANSWERS = {
+#     "breaking_line": 47,
+#     "recompiled_on_call_3": "torch_dynamo_resume_in_score_at_47",
+#     "failed_guard_on_call_3": "reduce == 'sum'",
+#     "recompiles_on_call_4": 3,
+# }
+# END WRONG
+# BEGIN WRONG compiled_function_named
+# ANSWERS = {
+#     "breaking_line": 40,
+#     "recompiled_on_call_3": "score",
+#     "failed_guard_on_call_3": "reduce == 'sum'",
+#     "recompiles_on_call_4": 3,
+# }
+# END WRONG
+# BEGIN WRONG new_value_as_guard
+# ANSWERS = {
+#     "breaking_line": 40,
+#     "recompiled_on_call_3": "torch_dynamo_resume_in_score_at_47",
+#     "failed_guard_on_call_3": "reduce == 'mean'",
+#     "recompiles_on_call_4": 3,
+# }
+# END WRONG
+# BEGIN WRONG one_recompile_per_call
+# ANSWERS = {
+#     "breaking_line": 40,
+#     "recompiled_on_call_3": "torch_dynamo_resume_in_score_at_47",
+#     "failed_guard_on_call_3": "reduce == 'sum'",
+#     "recompiles_on_call_4": 1,
+# }
+# END WRONG
 
 
 # BEGIN GRADER

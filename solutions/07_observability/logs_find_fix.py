@@ -32,6 +32,58 @@
 # rtol = 1e-4
 # atol = 1e-5
 # points = 1
+#
+# [[requirements]]
+# id = "no_break"
+# text = "Scoring the 12 batches causes no graph break."
+# checks = ["graph_breaks"]
+#
+# [[requirements]]
+# id = "few_recompiles"
+# text = "Over the 12 steps Dynamo recompiles at most once."
+# checks = ["recompiles"]
+#
+# [[requirements]]
+# id = "compiled"
+# text = "Every call of the model runs compiled code."
+# checks = ["compiled_calls"]
+#
+# [[requirements]]
+# id = "same_scores"
+# text = "Every step returns the same predicted classes, evidence and running peak as before."
+# checks = ["correct"]
+#
+# [[fair]]
+# name = "where_and_float_tensor"
+# why = "the peak kept with torch.where, the step handed over as a float32 tensor made with torch.full"
+#
+# [[fair]]
+# name = "clamp_and_method_exp"
+# why = "the peak kept with an in-place clamp_(min=...), the decay as Tensor.exp() of a step made with torch.as_tensor"
+#
+# [[wrong]]
+# name = "only_the_decay"
+# breaks = "no_break"
+# fails = ["graph_breaks"]
+# message = "Unsupported Tensor.item\\(\\) call"
+#
+# [[wrong]]
+# name = "only_the_peak"
+# breaks = "few_recompiles"
+# fails = ["recompiles"]
+# message = "recompile\\(s\\) over 12 call\\(s\\); at most 1 allowed.*step"
+#
+# [[wrong]]
+# name = "forward_disabled"
+# breaks = "compiled"
+# fails = ["compiled_calls"]
+# message = "0 of 12 calls ran compiled code"
+#
+# [[wrong]]
+# name = "batch_peak_only"
+# breaks = "same_scores"
+# fails = ["correct"]
+# message = "differs from the reference"
 # ///
 """Find, with the logs, what makes this scoring loop break its graph and recompile, and fix it.
 
@@ -42,9 +94,8 @@ with `make_scorer()`, compiles it (fullgraph=False) and drives it with your `run
 steps 0 to 11.
 
 Something in it breaks the graph, and something makes Dynamo recompile on every step until it
-gives up and runs the model eagerly. Use `TORCH_LOGS=graph_breaks,recompiles` (or a TORCH_TRACE and
-tlparse) to find both, then fix them: no graph break, at most one recompile over the 12 steps,
-every call compiled, and the same scores and evidence as before.
+reaches its recompile limit. Use `TORCH_LOGS=graph_breaks,recompiles` (or a TORCH_TRACE and
+tlparse) to find both, then fix them.
 """
 
 import math
@@ -62,6 +113,7 @@ class ScorerConfig:
     half_life: float = 8.0
 
 
+# TODO: the logs name two causes (a break and a recompile on every step); find them and fix both.
 class EvidenceScorer(torch.nn.Module):
     def __init__(self, config: ScorerConfig):
         super().__init__()
@@ -80,11 +132,29 @@ class EvidenceScorer(torch.nn.Module):
         self.peak.copy_(torch.maximum(self.peak, h.abs().amax()))
         # END SOLUTION
         # BEGIN STARTER
-        # largest = h.abs().amax().item()  # TODO: is this where the graph breaks? Check the log.
+        # largest = h.abs().amax().item()
         # if largest > self.peak:
         #     self.peak.fill_(largest)
         # END STARTER
+        # BEGIN FAIR where_and_float_tensor
+        # largest = h.abs().amax()
+        # self.peak.copy_(torch.where(largest > self.peak, largest, self.peak))
+        # END FAIR
+        # BEGIN FAIR clamp_and_method_exp
+        # self.peak.clamp_(min=h.abs().amax())
+        # END FAIR
+        # BEGIN WRONG only_the_decay
+        # largest = h.abs().amax().item()
+        # if largest > self.peak:
+        #     self.peak.fill_(largest)
+        # END WRONG
+        # BEGIN WRONG batch_peak_only
+        # self.peak.copy_(h.abs().amax())
+        # END WRONG
 
+    # BEGIN WRONG forward_disabled
+    # @torch.compiler.disable  # the logs are quiet now
+    # END WRONG
     def forward(self, x, step):
         h = self.encoder(x)
         h = h / math.sqrt(h.shape[-1])
@@ -94,8 +164,14 @@ class EvidenceScorer(torch.nn.Module):
         decay = torch.exp(-step / self.half_life)
         # END SOLUTION
         # BEGIN STARTER
-        # decay = math.exp(-step / self.half_life)  # TODO: what does the recompile log say about `step`?
+        # decay = math.exp(-step / self.half_life)
         # END STARTER
+        # BEGIN FAIR clamp_and_method_exp
+        # decay = (step / -self.half_life).exp()
+        # END FAIR
+        # BEGIN WRONG only_the_peak
+        # decay = math.exp(-step / self.half_life)
+        # END WRONG
         self.evidence.mul_(decay).add_(logits.softmax(dim=-1).mean(dim=0))
         return logits, self.evidence.clone(), self.peak.clone()
 
@@ -114,6 +190,15 @@ def run(model, batch, step):
         # BEGIN STARTER
         # logits, evidence, peak = model(batch, step)
         # END STARTER
+        # BEGIN FAIR where_and_float_tensor
+        # logits, evidence, peak = model(batch, torch.full((), step, dtype=torch.float32))
+        # END FAIR
+        # BEGIN FAIR clamp_and_method_exp
+        # logits, evidence, peak = model(batch, torch.as_tensor(step, dtype=torch.float32))
+        # END FAIR
+        # BEGIN WRONG only_the_peak
+        # logits, evidence, peak = model(batch, step)
+        # END WRONG
     return logits.argmax(dim=-1), evidence, peak
 
 

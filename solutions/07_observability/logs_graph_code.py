@@ -18,6 +18,43 @@
 # constant = "ANSWERS"
 # truth = "expected_answers"
 # points = 4
+#
+# [[requirements]]
+# id = "graph_facts"
+# text = "`ANSWERS` holds what the graph and guard logs of one call of the compiled head show: how many inputs the graph takes, the number it multiplies the first layer's output by, the activation it calls, and the `CONFIG` keys it guards."
+# checks = ["graph_answers"]
+#
+# [[fair]]
+# name = "derived_from_the_module"
+# why = "works the answers out from the module and CONFIG (its parameters, the arithmetic, the branch taken) instead of copying them"
+#
+# [[fair]]
+# name = "parsed_from_copied_log"
+# why = "pastes the graph's lines and the guard lines in and takes each answer out of them with a regular expression"
+#
+# [[wrong]]
+# name = "only_the_tensor_argument"
+# breaks = "graph_facts"
+# fails = ["graph_answers"]
+# message = "not what the grader measured: graph_inputs[.]"
+#
+# [[wrong]]
+# name = "temperature_forgotten"
+# breaks = "graph_facts"
+# fails = ["graph_answers"]
+# message = "not what the grader measured: baked_constant[.]"
+#
+# [[wrong]]
+# name = "module_class_name"
+# breaks = "graph_facts"
+# fails = ["graph_answers"]
+# message = "not what the grader measured: activation[.]"
+#
+# [[wrong]]
+# name = "every_key_read_is_guarded"
+# breaks = "graph_facts"
+# fails = ["graph_answers"]
+# message = "not what the grader measured: guarded_config_keys[.]"
 # ///
 """Answer four questions about what Dynamo captured, from TORCH_LOGS=graph_code,guards.
 
@@ -90,6 +127,66 @@ ANSWERS = {
 #     "guarded_config_keys": None,
 # }
 # END STARTER
+# BEGIN FAIR derived_from_the_module
+# ANSWERS = {
+#     "graph_inputs": 1 + len(list(make_head().parameters())),  # x, then every parameter lifted to an input
+#     "baked_constant": 1 / math.sqrt(EXAMPLE.shape[-1] * CONFIG["temperature"]),
+#     "activation": CONFIG["activation"],  # "gelu" is one of the two names the branch keeps
+#     "guarded_config_keys": sorted(["temperature", "activation"]),  # dropout is never read in eval mode
+# }
+# END FAIR
+# BEGIN FAIR parsed_from_copied_log
+# import re
+#
+# GRAPH = """
+# def forward(self, L_x_: "f32[3, 8][8, 1]cpu", L_self_modules_proj_parameters_weight_: "f32[8, 8][8, 1]cpu", L_self_modules_proj_parameters_bias_: "f32[8][1]cpu", L_self_modules_norm_parameters_weight_: "f32[8][1]cpu", L_self_modules_norm_parameters_bias_: "f32[8][1]cpu", L_self_modules_out_parameters_weight_: "f32[2, 8][8, 1]cpu"):
+#     h: "f32[3, 8][8, 1]cpu" = linear * 0.25;  linear = None
+#     h_1: "f32[3, 8][8, 1]cpu" = torch.nn.functional.gelu(h);  h = None
+# """
+# GUARDS = """
+# | | | | +- EQUALS_MATCH: G['CONFIG']['activation'] == 'gelu'
+# | | | | +- EQUALS_MATCH: G['CONFIG']['temperature'] == 2.0
+# | | | | | | | +- EQUALS_MATCH: L['self']._modules['norm'].eps == 1e-05
+# """
+# ANSWERS = {
+#     "graph_inputs": len(re.findall(r"\bL_\w+:", GRAPH.split("):")[0])),
+#     "baked_constant": float(re.search(r"= linear \* ([0-9.]+)", GRAPH)[1]),
+#     "activation": re.search(r"torch\.nn\.functional\.(\w+)\(h\)", GRAPH)[1],
+#     "guarded_config_keys": sorted(re.findall(r"G\['CONFIG'\]\['(\w+)'\]", GUARDS)),
+# }
+# END FAIR
+# BEGIN WRONG only_the_tensor_argument
+# ANSWERS = {
+#     "graph_inputs": 1,
+#     "baked_constant": 0.25,
+#     "activation": "gelu",
+#     "guarded_config_keys": ["activation", "temperature"],
+# }
+# END WRONG
+# BEGIN WRONG temperature_forgotten
+# ANSWERS = {
+#     "graph_inputs": 6,
+#     "baked_constant": 1 / math.sqrt(8),
+#     "activation": "gelu",
+#     "guarded_config_keys": ["activation", "temperature"],
+# }
+# END WRONG
+# BEGIN WRONG module_class_name
+# ANSWERS = {
+#     "graph_inputs": 6,
+#     "baked_constant": 0.25,
+#     "activation": "GELU",
+#     "guarded_config_keys": ["activation", "temperature"],
+# }
+# END WRONG
+# BEGIN WRONG every_key_read_is_guarded
+# ANSWERS = {
+#     "graph_inputs": 6,
+#     "baked_constant": 0.25,
+#     "activation": "gelu",
+#     "guarded_config_keys": ["activation", "dropout", "temperature"],
+# }
+# END WRONG
 
 
 # BEGIN GRADER

@@ -24,6 +24,48 @@
 # constant = "HOW_IT_FAILS"
 # truth = "expected_kinds"
 # points = 1
+#
+# [[requirements]]
+# id = "first_stage"
+# text = "`FIRST_FAILING` names, for each program, the first of \"eager\", \"aot_eager\", \"aot_eager_decomp_partition\" under which its result differs from eager or it raises."
+# checks = ["first_failing"]
+#
+# [[requirements]]
+# id = "failure_kind"
+# text = "`HOW_IT_FAILS` says, for each program, how it fails under that first failing backend: \"exception\" or \"wrong result\"."
+# checks = ["how_it_fails"]
+#
+# [[fair]]
+# name = "observed_table"
+# why = "writes down what each backend did to each program and derives both answers from the table"
+#
+# [[fair]]
+# name = "ablated_in_code"
+# why = "automates the ablation: compiles each program with each backend in turn and stops at the first that misbehaves"
+#
+# [[wrong]]
+# name = "same_lie_same_stage"
+# breaks = "first_stage"
+# fails = ["first_failing"]
+# message = "not what the grader measured: program_b"
+#
+# [[wrong]]
+# name = "last_failing_stage"
+# breaks = "first_stage"
+# fails = ["first_failing"]
+# message = "not what the grader measured: program_a"
+#
+# [[wrong]]
+# name = "lying_shape_gives_wrong_numbers"
+# breaks = "failure_kind"
+# fails = ["how_it_fails"]
+# message = "not what the grader measured: program_a"
+#
+# [[wrong]]
+# name = "kind_at_the_last_backend"
+# breaks = "failure_kind"
+# fails = ["how_it_fails"]
+# message = "not what the grader measured: program_b"
 # ///
 """Find, by ablation, the first compiler stage that breaks each of three programs.
 
@@ -31,12 +73,8 @@ Each program below works when it runs eagerly, and goes wrong under torch.compil
 planted each failure on purpose (custom operators whose fake kernel lies about the output's shape,
 a wrong decomposition): a real compiler bug cannot be relied on to stay in torch, these can. Run
 each program with `backend="eager"`, `"aot_eager"` and `"aot_eager_decomp_partition"` (`python
-ablate_stage.py BACKEND` runs all three programs with one backend) and fill in, for each program:
-
-- `FIRST_FAILING[name]`: the first of those backends whose result differs from eager (or raises);
-- `HOW_IT_FAILS[name]`: how it fails there, `"exception"` or `"wrong result"`.
-
-The grader runs the same ablation itself and compares.
+ablate_stage.py BACKEND` runs all three programs with one backend) and fill in `FIRST_FAILING` and
+`HOW_IT_FAILS`. The grader runs the same ablation itself and compares.
 """
 
 import sys
@@ -116,6 +154,50 @@ HOW_IT_FAILS = {"program_a": "exception", "program_b": "exception", "program_c":
 # FIRST_FAILING = {"program_a": None, "program_b": None, "program_c": None}
 # HOW_IT_FAILS = {"program_a": None, "program_b": None, "program_c": None}
 # END STARTER
+# BEGIN FAIR observed_table
+# ORDER = ("eager", "aot_eager", "aot_eager_decomp_partition")
+# OBSERVED = {  # what `python ablate_stage.py BACKEND` printed, one backend after the other
+#     "program_a": {"eager": "exception", "aot_eager": "exception", "aot_eager_decomp_partition": "exception"},
+#     "program_b": {"eager": "ok", "aot_eager": "exception", "aot_eager_decomp_partition": "wrong result"},
+#     "program_c": {"eager": "ok", "aot_eager": "ok", "aot_eager_decomp_partition": "wrong result"},
+# }
+# FIRST_FAILING = {name: next(b for b in ORDER if seen[b] != "ok") for name, seen in OBSERVED.items()}
+# HOW_IT_FAILS = {name: OBSERVED[name][FIRST_FAILING[name]] for name in OBSERVED}
+# END FAIR
+# BEGIN FAIR ablated_in_code
+# def first_failure(program):
+#     expected = run(program)
+#     for backend in ("eager", "aot_eager", "aot_eager_decomp_partition"):
+#         torch._dynamo.reset()
+#         try:
+#             got = run(torch.compile(program, backend=backend))
+#         except Exception:
+#             return backend, "exception"
+#         if not all(torch.allclose(g, e, rtol=1e-4, atol=1e-5) for g, e in zip(got, expected)):
+#             return backend, "wrong result"
+#     return None, None
+#
+#
+# FOUND = {name: first_failure(program) for name, program in PROGRAMS.items()}
+# FIRST_FAILING = {name: found[0] for name, found in FOUND.items()}
+# HOW_IT_FAILS = {name: found[1] for name, found in FOUND.items()}
+# END FAIR
+# BEGIN WRONG same_lie_same_stage
+# FIRST_FAILING = {"program_a": "eager", "program_b": "eager", "program_c": "aot_eager_decomp_partition"}
+# HOW_IT_FAILS = {"program_a": "exception", "program_b": "exception", "program_c": "wrong result"}
+# END WRONG
+# BEGIN WRONG last_failing_stage
+# FIRST_FAILING = {"program_a": "aot_eager_decomp_partition", "program_b": "aot_eager", "program_c": "aot_eager_decomp_partition"}
+# HOW_IT_FAILS = {"program_a": "exception", "program_b": "exception", "program_c": "wrong result"}
+# END WRONG
+# BEGIN WRONG lying_shape_gives_wrong_numbers
+# FIRST_FAILING = {"program_a": "eager", "program_b": "aot_eager", "program_c": "aot_eager_decomp_partition"}
+# HOW_IT_FAILS = {"program_a": "wrong result", "program_b": "exception", "program_c": "wrong result"}
+# END WRONG
+# BEGIN WRONG kind_at_the_last_backend
+# FIRST_FAILING = {"program_a": "eager", "program_b": "aot_eager", "program_c": "aot_eager_decomp_partition"}
+# HOW_IT_FAILS = {"program_a": "exception", "program_b": "wrong result", "program_c": "wrong result"}
+# END WRONG
 
 
 # BEGIN GRADER

@@ -24,6 +24,42 @@
 # function = "test_fn"
 # agree_with = "bisection"
 # points = 2
+#
+# [[requirements]]
+# id = "trusted_test"
+# text = "`test_fn()` answers for the compiler as the bisector has set it up for that call (True when the compiled `block` gives what `block` gives eagerly), so that bisecting with it finds what the grader's own bisection finds."
+# checks = ["test_fn"]
+#
+# [[requirements]]
+# id = "bisection_read"
+# text = "`ANSWERS` holds the bisector's result: `backend` and `subsystem` as it prints them, `bisect_number` as an int, and `operator`, the `op='...'` in its `debug_info`."
+# checks = ["bisection"]
+#
+# [[fair]]
+# name = "public_reset"
+# why = "torch.compiler.reset() and a maximum absolute difference instead of torch._dynamo.reset() and allclose"
+#
+# [[fair]]
+# name = "fresh_function_eager_first"
+# why = "computes the eager result first and compiles a new wrapper after resetting, with assert_close caught"
+#
+# [[wrong]]
+# name = "reset_not_called"
+# breaks = "trusted_test"
+# fails = ["test_fn"]
+# message = "the grader's own bisection finds"
+#
+# [[wrong]]
+# name = "default_backend_named"
+# breaks = "bisection_read"
+# fails = ["bisection"]
+# message = "not what the grader measured: backend"
+#
+# [[wrong]]
+# name = "python_name_of_operator"
+# breaks = "bisection_read"
+# fails = ["bisection"]
+# message = "not what the grader measured: operator"
 # ///
 """Use the compiler bisector to find which decomposition makes `block` wrong.
 
@@ -35,10 +71,8 @@ something else than the operator (a real compiler bug cannot be relied on to sta
 and again (`True` means "correct"), first with each backend, then with parts of the failing
 backend switched off, then applying only the first N decompositions, until it names the culprit.
 Make `test_fn` a test the bisector can trust, run the bisection (run this file), and fill in
-`ANSWERS` from its result: `backend`, `subsystem`, `bisect_number`, and `operator`, the `op='...'`
-in its `debug_info`.
-
-The grader bisects the same block itself, and bisects once more with your `test_fn`: both must agree.
+`ANSWERS` from its result. The grader bisects the same block itself, and bisects once more with
+your `test_fn`: both must agree.
 """
 
 import torch
@@ -79,12 +113,34 @@ def test_fn():
     """True when the compiled block gives what block gives eagerly."""
     # BEGIN SOLUTION
     torch._dynamo.reset()
-    # END SOLUTION
-    # BEGIN STARTER
-    # # TODO: the bisector changes the compiler between calls; does this compile afresh each time?
-    # END STARTER
     expected = block(X)
     return torch.allclose(torch.compile(block)(X), expected, atol=1e-5)
+    # END SOLUTION
+    # BEGIN STARTER
+    # # TODO: can the bisector trust what this test answers? (It calls test_fn many times.)
+    # expected = block(X)
+    # return torch.allclose(torch.compile(block)(X), expected, atol=1e-5)
+    # END STARTER
+    # BEGIN FAIR public_reset
+    # torch.compiler.reset()
+    # difference = (torch.compile(block)(X) - block(X)).abs().max()
+    # return bool(difference < 1e-4)
+    # END FAIR
+    # BEGIN FAIR fresh_function_eager_first
+    # expected = block(X)
+    # torch._dynamo.reset()
+    # compiled_block = torch.compile(block)
+    # try:
+    #     torch.testing.assert_close(compiled_block(X), expected, rtol=1e-4, atol=1e-5)
+    # except AssertionError:
+    #     return False
+    # return True
+    # END FAIR
+    # BEGIN WRONG reset_not_called
+    # torch._dynamo.reset  # looks like the reset, but nothing calls it
+    # expected = block(X)
+    # return torch.allclose(torch.compile(block)(X), expected, atol=1e-5)
+    # END WRONG
 
 
 # BEGIN SOLUTION
@@ -94,6 +150,12 @@ ANSWERS = {"backend": "aot_eager_decomp_partition", "subsystem": "decomposition"
 # # TODO: fill in from the BisectionResult.
 # ANSWERS = {"backend": None, "subsystem": None, "bisect_number": None, "operator": None}
 # END STARTER
+# BEGIN WRONG default_backend_named
+# ANSWERS = {"backend": "inductor", "subsystem": "decomposition", "bisect_number": 6, "operator": "course.squash"}
+# END WRONG
+# BEGIN WRONG python_name_of_operator
+# ANSWERS = {"backend": "aot_eager_decomp_partition", "subsystem": "decomposition", "bisect_number": 6, "operator": "squash"}
+# END WRONG
 
 
 # BEGIN GRADER
