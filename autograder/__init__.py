@@ -2,7 +2,7 @@
 
 The package layout is the architecture:
 - ``format``: the exercise format (masters, generated files, the submission loader, the static
-  scan) and the result; no torch;
+  policy) and the result; no torch;
 - ``sandbox``: what runs beside learner code (the grading child, its limits and identity, the
   probe that measures);
 - ``checks``: each check kind, turning measurements into a verdict;

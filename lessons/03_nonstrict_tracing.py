@@ -360,7 +360,7 @@ drift("make_fx traces a copy of an input list", after_trace)  # 2: the caller's 
 # ### Exercise: pure_list_pop
 #
 # `apply_update` is traced and pops its update from the caller's queue. The grader passes the same
-# queue to four calls and checks both the results and how many updates are left after each call.
+# queue to every call and checks both the results and the updates left after each call.
 # Edit [exercises/03_nonstrict_tracing/pure_list_pop.py](../exercises/03_nonstrict_tracing/pure_list_pop.py):
 
 # %%
@@ -522,17 +522,19 @@ assert ops(gm_symbolic) == [] and gm_symbolic(torch.ones(2, 8)).sum().item() == 
 check("specialize_temperature")
 
 # %% [markdown]
-# ### Exercise: specialize_seq_len
+# ### Exercise: specialize_window
 #
-# `mean_pool` is traced once and divides by the sequence length it saw. Make its graph right for
-# every length. Edit
-# [exercises/03_nonstrict_tracing/specialize_seq_len.py](../exercises/03_nonstrict_tracing/specialize_seq_len.py):
+# The chapter's last exercise points at nothing: `mean_pool`, traced once, averages the last tokens
+# of each sequence, and its graph is right only for sequences as long as the first one. Find every
+# value the trace fixed for good (there is more than one) and make the graph right for every
+# length. Edit
+# [exercises/03_nonstrict_tracing/specialize_window.py](../exercises/03_nonstrict_tracing/specialize_window.py):
 
 # %%
-# !{sys.executable} ../exercises/03_nonstrict_tracing/specialize_seq_len.py 2>&1 | tail -n 3
+# !{sys.executable} ../exercises/03_nonstrict_tracing/specialize_window.py 2>&1 | tail -n 3
 
 # %%
-check("specialize_seq_len")
+check("specialize_window")
 
 # %% [markdown]
 # ## Summary

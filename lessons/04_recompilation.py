@@ -860,8 +860,10 @@ assert t.graphs == 2
 # %% [markdown]
 # ### Exercise: recompile_break_tail
 #
-# Keep the four per-mode recompiles of `encode`, but make them cheap: at most 40 operations traced
-# over the grader's 12 calls, with the encoder still compiled. Edit
+# The chapter's last exercise puts two causes in one function and points at neither. This
+# `encode` also scales by the log of the sequence length, and a server calls it with every length
+# and every mode. Make its recompiles cheap: at most 72 operations traced over the grader's calls,
+# the encoder and each mode's reduction still compiled. Edit
 # [exercises/04_recompilation/recompile_break_tail.py](../exercises/04_recompilation/recompile_break_tail.py):
 
 # %%

@@ -151,7 +151,8 @@ assert graphs == {False: 6, None: 2, True: 1}
 # %% [markdown]
 # ### Exercise: dynamic_sizes
 #
-# Compile `normalize` so that at most two graphs serve batches of 2 to 9 rows. Edit
+# The grader compiles `normalize` with `dynamic=False` and keeps it so; make one graph serve a
+# stream of batch sizes anyway, by changing only the code that calls it. Edit
 # [exercises/05_compile_time/dynamic_sizes.py](../exercises/05_compile_time/dynamic_sizes.py):
 
 # %%

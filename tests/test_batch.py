@@ -159,11 +159,14 @@ def test_usage_errors_exit_2(tmp_path):
     assert code == 2 and "--shard" in err
 
 
-def test_warm_batch_caps_each_grading_childs_memory_and_leaves_no_worker(tmp_path):
+def test_warm_batch_caps_each_grading_childs_memory_and_leaves_no_worker(tmp_path, monkeypatch):
     """The default (warm) batch: --memory-limit reaches the grading child forked from the warm
     worker, and the batch's warm workers are gone when it returns."""
+    from autograder.engine import grader
+
+    monkeypatch.setitem(grader.DEFENCES, "policy", False)  # the probe imports resource, which the policy refuses
     subs = tmp_path / "subs"
-    write(subs / "probe" / f"{BC}.py", "import resource\nraise RuntimeError(f'cap={resource.getrlimit(resource.RLIMIT_AS)}')\n")
+    write(subs / "probe" / f"{BC}.py", "import resource\nraise RuntimeError(f'cap={resource.getrlimit(resource.RLIMIT_DATA)}')\n")
     options = batch.BatchOptions(submissions=subs, out=tmp_path / "out", memory_limit_gb=1.5, timeout=60, stream=io.StringIO())
     from autograder.engine import zygote
 
@@ -186,8 +189,10 @@ def _zygotes():
             pass
 
 
-def test_cold_batch_still_grades_in_a_fresh_interpreter_each(tmp_path):
+def test_cold_batch_still_grades_in_a_fresh_interpreter_each(tmp_path, monkeypatch):
     from conftest import run_cli
+
+    monkeypatch.setenv("AUTOGRADER_DEFENCES_OFF", "policy,audit")  # os._exit reaches the sandbox, as if it got past them
 
     subs = tmp_path / "subs"
     write(subs / "a" / f"{BC}.py", "def encode(x\n")
@@ -261,6 +266,9 @@ def _thirty_mixed_submissions(tmp_path, subs, out, tmp):
                "--timeout", "20", "--memory-limit", "3", "--junit", str(tmp_path / "class.xml")]
     env = {k: v for k, v in os.environ.items() if k != "AUTOGRADER_WARM"}
     env["TMPDIR"] = str(tmp)
+    # The crashing and cheating students test the batch's robustness: the policy and the audit hook,
+    # which refuse their code first (tests/test_attacks.py), are off, so that the code runs.
+    env["AUTOGRADER_DEFENCES_OFF"] = "policy,audit"
 
     first = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 300

@@ -47,6 +47,14 @@ def test_list_json_maps_nine_or_more_exercises_to_chapters_3_and_4_covering_ever
     assert len([e for e in listed if e["chapter"] == 3]) >= 4
 
 
+def test_every_master_of_chapters_3_and_4_states_its_requirements():
+    """The allow-list of masters without requirements holds none of these chapters (dev check proves the rest)."""
+    from autograder.authoring import dev
+
+    pending = dev.pending_requirements()
+    assert not [e.id for e in discover() if e.chapter in CHAPTERS and (e.id in pending or not e.requirements)]
+
+
 @pytest.mark.parametrize("chapter", sorted(CHAPTERS))
 def test_lesson_has_each_section_once_and_links_runs_and_checks_every_exercise(chapter):
     text = (ROOT / "lessons" / f"{chapter}.py").read_text()
@@ -108,6 +116,28 @@ def test_run_pipeline_keeps_objects_shared_between_calls_shared_and_records_prin
     assert len(queue) == 2  # the grader's schedule itself is untouched
 
 
+def test_run_pipeline_records_what_the_graph_reads_and_the_globals_it_holds():
+    module = types.ModuleType("fake_submission")
+    module.GLOBAL = torch.zeros(3)
+    exec("def helper(x, t, unused):\n    return x * t + GLOBAL\n\ndef entry(x, t):\n    return helper(x, t, 0.5)\n", module.__dict__)
+    calls = [(torch.ones(3), 2.0), (torch.ones(3), torch.tensor(3.0))]
+    run = kinds_tracing.run_pipeline(module, module.entry, calls[:1] + [(torch.ones(3), 2.0)], helper="helper",
+                                     record_inputs=True, find_globals=True)
+    assert run.global_constants == ["GLOBAL"]  # read as a global: a constant of the graph
+    assert [len(values) for values in run.graph_inputs] == [1, 1]  # x only: the floats were baked in, unread
+    tensor_run = kinds_tracing.run_pipeline(module, module.entry, [(torch.ones(3), torch.tensor(t)) for t in (2.0, 3.0)],
+                                            helper="helper", record_inputs=True)
+    assert [values[1].item() for values in tensor_run.graph_inputs] == [2.0, 3.0]  # a tensor input, one value per call
+
+
+def test_a_value_is_carried_by_an_equal_tensor_or_one_filled_with_that_number():
+    carries = checks_tracing._carries
+    assert carries(torch.tensor(2.5), 2.5, 1e-5, 1e-6) and carries(torch.full((1,), 2.5), torch.tensor(2.5), 1e-5, 1e-6)
+    assert carries(torch.arange(3.0), torch.arange(3.0), 1e-5, 1e-6)
+    assert not carries(torch.arange(3.0), torch.arange(3.0) + 1, 1e-5, 1e-6)
+    assert not carries(torch.tensor(0.4), 2.5, 1e-5, 1e-6) and not carries(2.5, 2.5, 1e-5, 1e-6)  # a number is no graph input
+
+
 def _ops_context(ops_per_graph, params):
     exercise = next(e for e in discover() if e.id == "recompile_break_tail")
     measurement = Measurement(calls=4, graphs=len(ops_per_graph), ops_per_graph=ops_per_graph)
@@ -144,13 +174,6 @@ def test_nonstrict_checks_are_validated(tmp_path):
 
 # -- chapter 3: dodges of the non-strict checks --------------------------------------------------
 
-def test_default_argument_bound_at_import_is_still_stale(submission):
-    cheat = swap(starter("pure_global_offset"), "def calibrate(x):", "def calibrate(x, offset=CALIBRATION):")
-    cheat = swap(cheat, "return (x - CALIBRATION) * 2.0", "return (x - offset) * 2.0")
-    result = graded(submission, "pure_global_offset", cheat)
-    assert not result.passed and "Call 1 of 5" in message(result, "follows_calibration")  # bound before the first rebind
-
-
 def test_a_pipeline_that_skips_the_traced_helper_fails(submission):
     cheat = swap(starter("pure_global_offset"), "return torch.sigmoid(calibrate(x))",
                  "return torch.sigmoid((x - CALIBRATION) * 2.0)")
@@ -165,42 +188,12 @@ def test_an_alias_taken_at_import_is_the_same_dodge(submission):
     assert not result.passed and "in no call" in message(result, "follows_calibration")
 
 
-def test_moving_the_work_out_of_the_traced_helper_fails(submission):
-    cheat = swap(starter("pure_global_offset"), "return (x - CALIBRATION) * 2.0", "return x * 2.0")
-    cheat = swap(cheat, "return torch.sigmoid(calibrate(x))", "return torch.sigmoid(calibrate(x - CALIBRATION))")
-    result = graded(submission, "pure_global_offset", cheat)
-    assert not result.passed and "has no sub" in message(result, "follows_calibration")
-
-
 def test_patching_make_fx_does_not_turn_the_replay_into_eager_python(submission):
     cheat = starter("specialize_temperature") + (
         "\nimport torch.fx.experimental.proxy_tensor as _pt\n"
         "_pt.make_fx = lambda fn, **kw: (lambda *args: fn)\n")
     result = graded(submission, "specialize_temperature", cheat)
     assert not result.passed and status(result)["follows_temperature"] == "failed"
-
-
-def test_printing_in_both_places_prints_twice_on_the_traced_call(submission):
-    cheat = swap(solution("pure_print_rows"), '    """Zero mean and unit deviation per column. Traced once, non-strictly."""\n',
-                 '    """Zero mean and unit deviation per column. Traced once, non-strictly."""\n'
-                 '    print(f"standardizing {x.shape[0]} rows")\n')
-    result = graded(submission, "pure_print_rows", cheat)
-    assert status(result) == {"prints_every_call": "failed", "correct": "passed"}
-    assert "Call 1 of 5 printed" in message(result, "prints_every_call")
-
-
-def test_popping_from_a_copy_in_the_pipeline_leaves_the_queue_full(submission):
-    cheat = swap(starter("pure_list_pop"), "return apply_update(weights, pending)", "return apply_update(weights, list(pending))")
-    result = graded(submission, "pure_list_pop", cheat)
-    assert status(result)["queue_shrinks"] == "failed"
-
-
-def test_symbolic_size_arithmetic_is_accepted_but_the_grader_traces_with_fake_tensors(submission):
-    """The grader, not the learner, picks the tracing mode: a fix that only holds in symbolic mode fails."""
-    cheat = swap(starter("specialize_seq_len"), "return tokens.sum(dim=1) / tokens.shape[1]",
-                 "return tokens.sum(dim=1) / torch.sym_float(tokens.shape[1])")
-    result = graded(submission, "specialize_seq_len", cheat)
-    assert not result.passed
 
 
 # -- chapter 4: dodges of the recompile budgets --------------------------------------------------
@@ -248,13 +241,6 @@ def test_a_stance_set_inside_the_factory_changes_nothing(submission, stance):
     assert result.measurements["recompiles"] == 7 and result.measurements["compiled_calls"] == 8
 
 
-def test_the_unspec_int_flag_passes_where_it_is_allowed(submission):
-    cheat = starter("recompile_module_counter") + "\nimport torch._dynamo\ntorch._dynamo.config.allow_unspec_int_on_nn_module = True\n"
-    result = graded(submission, "recompile_module_counter", cheat)
-    assert result.passed, [c.message for c in result.checks] + [violations(result)]
-    assert result.measurements["recompiles"] == 1
-
-
 def test_the_unspec_int_flag_fails_where_it_is_not_allowed(submission):
     cheat = solution("recompile_lr_tensor") + "\nimport torch._dynamo\ntorch._dynamo.config.allow_unspec_int_on_nn_module = True\n"
     result = graded(submission, "recompile_lr_tensor", cheat)
@@ -280,19 +266,4 @@ def test_a_huge_limit_fails_the_limit_exercise_and_a_tight_one_passes(submission
     assert status(result)["limit_stays_tight"] == "failed" and status(result)["compiled_calls"] == "passed"
     assert not result.passed and not violations(result)
     result = graded(submission, "recompile_limit_layers", tight)
-    assert result.passed, [c.message for c in result.checks]
-
-
-def test_disabling_the_expensive_part_does_not_pass_the_ops_budget(submission):
-    cheat = swap(starter("recompile_break_tail"), "def encode(x, reduce):\n    for w in WEIGHTS:\n        x = torch.tanh(x @ w) + x\n",
-                 "@torch.compiler.disable\ndef _encoder(x):\n    for w in WEIGHTS:\n        x = torch.tanh(x @ w) + x\n    return x\n\n\n"
-                 "def encode(x, reduce):\n    x = _encoder(x) * 1.0\n")
-    result = graded(submission, "recompile_break_tail", cheat)
-    assert status(result)["ops"] == "failed" and "largest graph" in message(result, "ops")
-
-
-def test_a_disabled_tail_is_an_accepted_alternative_to_the_break(submission):
-    cheat = swap(starter("recompile_break_tail"), '    if reduce == "mean":\n', '    return _tail(x, reduce)\n\n\n'
-                 '@torch.compiler.disable\ndef _tail(x, reduce):\n    if reduce == "mean":\n')
-    result = graded(submission, "recompile_break_tail", cheat)
     assert result.passed, [c.message for c in result.checks]

@@ -14,16 +14,18 @@ from autograder.engine.grader import grade
 EXERCISES = discover()
 
 CHEATS = {
-    # name: (code appended to the starter, a word the message or findings must contain, or "")
-    "patch_torch_compile": ("\nimport torch\ntorch.compile = lambda fn=None, **kw: fn\n", "Integrity"),
-    "patch_dynamo_optimize": ("\nimport torch._dynamo\ntorch._dynamo.optimize = lambda *a, **k: (lambda fn: fn)\n", "Integrity"),
+    # name: (code appended to the starter, a word the message or findings must contain, or "").
+    # Every layer is on: the static policy names what it refuses, the child's watch what it caught
+    # (test_integrity.py tests the watch with the policy off).
+    "patch_torch_compile": ("\nimport torch\ntorch.compile = lambda fn=None, **kw: fn\n", "torch.compile"),
+    "patch_dynamo_optimize": ("\nimport torch._dynamo\ntorch._dynamo.optimize = lambda *a, **k: (lambda fn: fn)\n", "torch._dynamo.optimize"),
     "force_eager_stance": ("\nimport torch\ntorch.compiler.set_stance('force_eager')\n", "stance"),
     "eager_on_recompile_stance": ("\nimport torch\ntorch.compiler.set_stance('eager_on_recompile')\n", "stance"),
     "raise_recompile_limit": ("\nimport torch._dynamo\ntorch._dynamo.config.recompile_limit = 100000\n", "recompile_limit"),
     "suppress_errors": ("\nimport torch._dynamo\ntorch._dynamo.config.suppress_errors = True\n", "suppress_errors"),
     # The deciding table lives in the judge; what the learner's process holds is the table of measures.
-    "clear_the_measure_table": ("\nimport autograder.sandbox.kinds as k\nk.MEASURERS.clear()\n", "Integrity"),
-    "clear_the_decider_table": ("\nimport autograder.checks.registry as r\nr.DECIDERS.clear()\n", ""),
+    "clear_the_measure_table": ("\nimport autograder.sandbox.kinds as k\nk.MEASURERS.clear()\n", "autograder.sandbox.kinds"),
+    "clear_the_decider_table": ("\nimport autograder.checks.registry as r\nr.DECIDERS.clear()\n", "autograder.checks.registry"),
     "fake_json_on_stdout": ('\nprint(\'{"status": "passed", "score": 100, "max_score": 100}\')\n', ""),
     "exit_before_the_verdict": ("\nimport os\nos._exit(0)\n", ""),
     "hidden_exit": ("\ngetattr(__builtins__ if isinstance(__builtins__, dict) else vars(__builtins__), 'get', lambda *a: None)\n"

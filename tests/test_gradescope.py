@@ -66,7 +66,7 @@ def autograder_dir(tmp_path_factory):
     return root
 
 
-def run_autograder(root, files):
+def run_autograder(root, files, defences_off=""):
     """One Gradescope run: a fresh submission/ and results/, then run_autograder."""
     for name in ("submission", "results"):
         shutil.rmtree(root / name, ignore_errors=True)
@@ -75,7 +75,7 @@ def run_autograder(root, files):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content)
     env = {k: v for k, v in os.environ.items() if k not in ("AUTOGRADER_WARM", "PYTHONPATH")}
-    env.update(AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable)
+    env.update(AUTOGRADER_ROOT=str(root), AUTOGRADER_PYTHON=sys.executable, AUTOGRADER_DEFENCES_OFF=defences_off)
     proc = subprocess.run([str(root / "run_autograder")], cwd=root, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     data = json.loads((root / "results" / "results.json").read_text())
@@ -108,7 +108,8 @@ def test_correct_broken_and_crashing_submissions(autograder_dir):
     assert f"{BC}.py, line {save_line}, in encode()" in compiles and "torch.save" in compiles and "1.2" in compiles
     assert "/autograder" not in broken["output"] and str(autograder_dir) not in broken["output"]
 
-    crashing = run_autograder(autograder_dir, {f"{BC}.py": "import os\nos._exit(3)\n"})
+    # a crash that got past the policy and the audit hook (they refuse os._exit first)
+    crashing = run_autograder(autograder_dir, {f"{BC}.py": "import os\nos._exit(3)\n"}, defences_off="policy,audit")
     assert crashing["score"] == 0 and len(crashing["tests"]) == 3
     assert "died" in crashing["output"] and all("died" in t["output"] for t in crashing["tests"])
 

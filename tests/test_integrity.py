@@ -1,7 +1,20 @@
 """Dodges that fool an in-process test must not fool the grader."""
 
+import pytest
+
 from autograder.engine.grader import grade
 from exercise_text import solution, starter, status, swap, violations
+
+
+@pytest.fixture(autouse=True)
+def watch_only(monkeypatch):
+    """The child's own checks (the integrity watch, the config diff) on their own: the static
+    policy and the audit hook, which refuse these dodges first, are switched off here
+    (tests/test_attacks.py runs them through every layer)."""
+    from autograder.engine import grader
+
+    monkeypatch.setitem(grader.DEFENCES, "policy", False)
+    monkeypatch.setitem(grader.DEFENCES, "audit", False)
 
 
 def failed_with_violation(result, words):

@@ -504,7 +504,8 @@ def test_feedback_has_the_learner_messages_and_never_a_hidden_check(course):
     assert "Lesson section 1.2" in bob and "Score: 0.0 / 10.0" in bob
     carol = feedback_html(course, "carol")
     assert HIDDEN_FAILED in carol and "Score: 3.0 / 10.0" in carol
-    assert "torch.compile was replaced" in feedback_html(course, "mallory")
+    mallory = feedback_html(course, "mallory")  # refused by the static policy before it runs, or caught by the child's watch
+    assert "torch.compile" in mallory and ("may not change what it imported" in mallory or "was replaced" in mallory)
     assert "no answer cell for trace_tolist" in feedback_html(course, "dave")
     instructor = json.loads((course["root"] / "autograder_results" / ASSIGNMENT / "carol.json").read_text())
     assert "differs from the reference" in json.dumps(instructor), "the instructor's record keeps the hidden check"

@@ -33,23 +33,24 @@ def test_nothing_one_submission_changes_reaches_the_next(submission):
 
 
 
-def test_a_submission_cannot_kill_the_warm_worker_or_its_judge(submission):
+def test_a_submission_cannot_kill_the_warm_worker_or_its_judge(submission, monkeypatch):
     # The learner child is process 1 of a PID namespace of its own (as root) and runs as a user of its
     # own: the judge and the worker are out of its reach. Elsewhere the worker restarts after a kill.
-    from autograder.engine import zygote
+    from autograder.engine import grader, zygote
 
+    for defence in ("policy", "audit"):  # the worker's own robustness: the layers that refuse this first are off
+        monkeypatch.setitem(grader.DEFENCES, defence, False)
     killer = submission("import os, signal\nfor target in (os.getppid(), -1):\n    try:\n        os.kill(target, signal.SIGKILL)\n"
                         "    except OSError:\n        pass\n"
                         "import torch, torch.nn.functional as F\n\ndef encode(x, weight):\n    h = torch.tanh(x @ weight)\n"
                         "    return F.normalize(h, dim=-1), h\n")
     result = grade("breaks_checkpoint", killer, seed=3, warm=True)
-    assert not result.passed and result.score == 0
     contained = any("PID namespace" in item for item in result.extra.get("sandbox", []))
-    if contained:
-        assert result.status == "failed" and "Integrity" in result.message  # graded (the scan names os.kill), nothing killed
+    if contained:  # nothing was killed: the fix is graded as the fix it is (the policy and the hook, off here, refuse os.kill)
+        assert result.passed, result.message
         assert all(runner._process is not None and runner._process.poll() is None for runner in zygote.shared_runner()._all)
     else:
-        assert result.status == "error"
+        assert result.status == "error" and result.score == 0
     assert grade("breaks_checkpoint", ROOT / "solutions/01_dynamo_core/breaks_checkpoint.py", seed=3, warm=True).passed
 
 

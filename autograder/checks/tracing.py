@@ -28,6 +28,7 @@ NONSTRICT_FACTS = Record({"helper_missing": Bool()}, {
     "outputs": ListOf(Plain()), "stdout": ListOf(Text(40_000)), "arguments": ListOf(Plain()), "error": Maybe(Text(2000)),
     "error_call": Int(0, 10**6), "graph": Bool(), "graph_calls": ListOf(Int(0, 10**9)), "ops": ListOf(Text(400), 100_000),
     "parameters": ListOf(Text(200), 50), "measure_failed": Text(2000),
+    "graph_inputs": ListOf(ListOf(Plain(), 64)), "global_constants": ListOf(Text(200), 20),
     "perturbed": Record({"outputs": ListOf(Plain()), "error": Maybe(Text(2000)), "error_call": Int(0, 10**6)})})
 
 
@@ -122,9 +123,59 @@ def check_nonstrict(spec, ev: Evidence) -> CheckResult:
             return CheckResult.outcome(spec, False, f"When the grader changed what the graph traced from `{helper}` returns, the output "
                                        f"of call(s) {', '.join(map(str, unmoved))} stayed the same: it does not come from the replayed "
                                        f"graph. `{entry_name}` must return what `{helper}` computes, not compute it again outside. {lesson}")
+    if p.get("pure") and run.get("global_constants"):
+        names = ", ".join(f"`{name}`" for name in run["global_constants"])
+        return CheckResult.outcome(spec, False, f"The graph traced from `{helper}` holds the module-level tensor {names} as a constant: "
+                                   f"`{helper}` read it as a global, not through its arguments. make_fx keeps that very tensor "
+                                   "object, so a change made to it in place shows through and a rebinding does not, and another "
+                                   f"backend may copy its values when it compiles. Pass it in as an argument. {lesson}")
+    if p.get("reaches"):
+        problem = _reach_problem(run.get("graph_inputs") or [], expected.get("reaches") or [], rtol, atol)
+        if problem is not None:
+            number, value = problem
+            what = _what_changes(expected.get("reaches_doc", ""))
+            return CheckResult.outcome(spec, False, f"Call {number} of {calls}: none of the inputs that the graph traced from `{helper}` "
+                                       f"reads carries {what} ({_brief(value)}). It reached `{helper}` only through other values, or "
+                                       "as a constant fixed while tracing. What changes between calls must enter the traced function "
+                                       f"as an argument its graph reads, a tensor. {lesson}")
     seen = {"output": "output", "stdout": "printed text", "arguments": "arguments afterwards"}
+    agreed = f"; the program run eagerly agrees with every call's {' and '.join(seen[o] for o in observe)}" if observe else ""
+    extra = "; it reads no global tensor" if p.get("pure") else ""
+    extra += f"; every call's {_what_changes(expected.get('reaches_doc', '')).rstrip('.')} reached it as an input" if p.get("reaches") else ""
     return CheckResult.outcome(spec, True, f"`{helper}` was traced once ({len(ops)} ops) and its graph served all {calls} "
-                               f"calls; the program run eagerly agrees with every call's {' and '.join(seen[o] for o in observe)}.")
+                               f"calls{agreed}{extra}.")
+
+
+def _carries(value, wanted, rtol: float, atol: float) -> bool:
+    """Whether a graph input's value carries ``wanted``: the same tensor values, or, for a number (or a
+    one-element tensor), a tensor holding that number in every element."""
+    import torch
+
+    if not isinstance(value, torch.Tensor) or value.is_complex() or value.numel() == 0:
+        return False
+    if isinstance(wanted, torch.Tensor) and wanted.numel() != 1:
+        return value.shape == wanted.shape and bool(torch.allclose(value.double(), wanted.double(), rtol=rtol, atol=atol))
+    number = float(wanted.double().item()) if isinstance(wanted, torch.Tensor) else wanted
+    if type(number) not in (int, float):
+        return False
+    return bool(torch.allclose(value.double(), torch.full_like(value.double(), float(number)), rtol=rtol, atol=atol))
+
+
+def _reach_problem(inputs: list, wanted: list, rtol: float, atol: float):
+    """(call number, wanted value) of the first call whose graph inputs carry nothing of ``wanted``; None when every call's do."""
+    for number, value in enumerate(wanted, start=1):
+        given = inputs[number - 1] if number - 1 < len(inputs) else []
+        if not any(_carries(item, value, rtol, atol) for item in given):
+            return number, value
+    return None
+
+
+def _brief(value) -> str:
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return f"{value.item():.4g}" if value.numel() == 1 else f"a tensor of shape {tuple(value.shape)}"
+    return f"{value:.4g}" if isinstance(value, float) else repr(value)[:60]
 
 
 @decides("ops")

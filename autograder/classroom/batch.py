@@ -22,10 +22,10 @@ What it writes (``--out``, default ``SUBMISSIONS_DIR-grades`` next to it):
 - ``batch-log.jsonl``: one line per event (start, graded, end) of every run.
 
 Each grading runs in a fresh grading child with a wall-clock limit and the grader's own resource
-limits (CPU time, address space, no core dumps; as root it runs as nobody). By default the batch
+limits (CPU time, memory, no core dumps; as root it runs as nobody). By default the batch
 holds ``--workers`` warm workers (zygote.py: one process per worker with torch imported, which
 forks the grading child of each grading, about 0.5 s instead of 3 s to start; the batch calls
-``grade(..., warm=True)``). ``--memory-limit`` lowers the address-space cap of every grading child.
+``grade(..., warm=True)``). ``--memory-limit`` lowers the memory cap (RLIMIT_DATA) of every grading child.
 If the batch process dies (even by SIGKILL), each warm worker kills its grading child's session
 and exits at once (its control pipe closes; on Linux also ``PR_SET_PDEATHSIG``). A submission that
 loops, eats memory, crashes or kills its own process (or its warm worker, which is then restarted)
@@ -364,8 +364,8 @@ def _apply_limits(job: dict) -> None:
         resource.setrlimit(kind, (soft, hard))
 
     limit(resource.RLIMIT_CORE, 0)
-    if job.get("memory_limit_gb"):
-        limit(resource.RLIMIT_AS, int(job["memory_limit_gb"] * 2**30))
+    if job.get("memory_limit_gb"):  # memory written, not address space (see sandbox/limits.py)
+        limit(resource.RLIMIT_DATA, int(job["memory_limit_gb"] * 2**30))
     # A backstop for a grading child orphaned by a SIGKILLed worker: it cannot spin forever.
     cpu = int(job["limit"] * max(2, os.cpu_count() or 2) + 60)
     limit(resource.RLIMIT_CPU, cpu, cpu + 10)

@@ -278,7 +278,7 @@ def add_commands(sub) -> None:
     p.add_argument("--seed", type=int, default=None, help="seed for every grading (default: a new one each)")
     p.add_argument("--shard", default=None, metavar="I/N", help="grade only shard I of N (0 <= I < N), e.g. from a job array index")
     p.add_argument("--memory-limit", type=float, default=0, metavar="GIB",
-                   help="lower the address-space limit of each grading to GIB (default: the grader's own limit)")
+                   help="lower the memory limit (RLIMIT_DATA) of each grading to GIB (default: the grader's own limit)")
     p.add_argument("--force", action="store_true", help="regrade submissions that already have a result")
     p.add_argument("--junit", metavar="PATH", help="also write JUnit XML of every result")
     p.add_argument("--summary-only", action="store_true", help="grade nothing; write the summary of the results there are (e.g. after shards)")

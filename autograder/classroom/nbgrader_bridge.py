@@ -560,7 +560,11 @@ def find_answers(nb: dict, exercise_ids=None) -> dict[str, Answer]:
 
 
 def load_notebook(path: Path) -> dict:
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    """A notebook's JSON, read as every submission is (format/loader.py): a symbolic link, a notebook
+    nested too deeply, too large or not UTF-8 raise SubmissionError (a ValueError) with a plain message."""
+    from autograder.format.loader import read_notebook
+
+    return read_notebook(path)
 
 
 def as_python(source: str) -> str:

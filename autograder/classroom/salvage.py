@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.format.loader import MAX_NOTEBOOK_DEPTH, too_deeply_nested
+
 MAX_NOTEBOOK_BYTES = 50_000_000  # outputs (images) make notebooks large; only sources are kept
 _CELLS = re.compile(r'"cells"\s*:\s*\[')
 
@@ -80,8 +82,13 @@ def read_text(raw: bytes) -> Reading:
     except UnicodeDecodeError:
         text = raw.decode("utf-8", errors="replace")
         notes.append("it is not UTF-8 text (unreadable bytes were replaced)")
+    if too_deeply_nested(text):  # json would fail with RecursionError, and take the whole batch with it
+        return Reading(problem=f"the notebook's JSON nests more than {MAX_NOTEBOOK_DEPTH} levels, which no notebook Jupyter "
+                               "saves does; nothing was graded")
     try:
         data = json.loads(text)
+    except (RecursionError, MemoryError) as exc:
+        return Reading(problem=f"the notebook could not be read ({type(exc).__name__}); nothing was graded")
     except ValueError as exc:
         cells, dropped = _sound_cells(_scan_cells(text))
         where = f": line {exc.lineno}, column {exc.colno}" if hasattr(exc, "lineno") else ""

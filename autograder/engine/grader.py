@@ -21,6 +21,13 @@ from autograder.format import exercise as exercise_format
 from autograder.format.loader import load_submission
 from autograder.format.result import ERROR, FAILED, CheckResult, Result, settle
 
+# The defences in front of the sandbox, on by default: the static policy (in this process, before
+# any child starts) and the audit hook (in the learner child). A test that proves a deeper layer on
+# its own (the sandbox, the integrity watch) switches the outer ones off, here or for a whole process
+# with AUTOGRADER_DEFENCES_OFF=policy,audit (the grader's environment: a submission cannot reach either).
+DEFENCES_SWITCH = "AUTOGRADER_DEFENCES_OFF"
+DEFENCES = {name: name not in os.environ.get(DEFENCES_SWITCH, "").replace(" ", "").split(",") for name in ("policy", "audit")}
+
 # PEP 263: a coding declaration on line 1 or 2.
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 _UTF8_NAMES = {"utf-8", "utf8", "utf_8", "u8", "utf", "cp65001", "utf-8-sig", "utf_8_sig"}
@@ -62,16 +69,11 @@ def link_problem(target: Path) -> str | None:
 
 
 def static_findings(source: str, exercise) -> list:
-    """The static policy's findings on ``source``: ``format.policy.check`` where it exists, else the scan."""
-    try:
-        from autograder.format import policy
-    except ImportError:
-        policy = None
-    if policy is not None and hasattr(policy, "check"):
-        return list(policy.check(source, exercise))
-    from autograder.format.scan import scan
+    """The static policy's findings on ``source`` (``format.policy.check``): each has a line, a rule
+    and a message for the learner."""
+    from autograder.format.policy import check
 
-    return list(scan(source, exercise.scan_allow))
+    return list(check(source, exercise))
 
 
 def environment_problem() -> str | None:
@@ -103,7 +105,7 @@ def grade(exercise_id: str, path: str | os.PathLike | None = None, *, seed: int 
 def grade_exercise(exercise, path=None, *, seed=None, timeout=None, warm=None, costly=True) -> Result:
     """``grade()`` for an already parsed exercise (any master path, e.g. a test's own)."""
     target = Path(path) if path is not None else exercise.starter
-    if not target.is_file():
+    if not os.path.lexists(target) or target.is_dir():  # a link or a special file is the loader's to refuse, with a message
         raise FileNotFoundError(str(target))
     shown = str(path) if path is not None else exercise.rel(exercise.starter)
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
@@ -129,9 +131,15 @@ def grade_exercise(exercise, path=None, *, seed=None, timeout=None, warm=None, c
         result = _error(exercise, shown, cookie, seed)
         result.extra["stage"] = "load"
         return result
-    findings = static_findings(loaded.source, exercise)
+    findings = static_findings(loaded.source, exercise) if DEFENCES["policy"] else []
+    if findings:  # nothing the policy refuses is run at all
+        result = _error(exercise, shown, "The grader did not run your file: " + "; ".join(str(f) for f in findings) + ".", seed)
+        result.extra.update({"scan": [str(f) for f in findings], "stage": "policy"})
+        _void(result, result.message)
+        result.duration_s = round(time.perf_counter() - started, 3)
+        return result
     job = {"master": str(exercise.master), "seed": seed, "costly": costly, "source": loaded.source,
-           "filename": str(target.resolve())}
+           "filename": str(target.resolve()), "audit": DEFENCES["audit"]}
     result = _run(exercise, job, shown, seed, timeout, warm)
     if result.extra.get("cause") == "machine":  # stopped from outside, not by the learner's code: once more
         first = result.message
@@ -139,10 +147,6 @@ def grade_exercise(exercise, path=None, *, seed=None, timeout=None, warm=None, c
         result.extra.update({"attempts": 2, "first_attempt": first})
         if result.extra.get("cause") == "machine":
             result.message += " (The grader retried once: it was stopped both times.)"
-    if findings:
-        result.extra["scan"] = [str(f) for f in findings]
-        if result.status != ERROR:
-            _void(result, "Integrity: " + "; ".join(str(f) for f in findings) + ". No fix needs these; remove them.")
     result.duration_s = round(time.perf_counter() - started, 3)
     return result
 

@@ -351,7 +351,7 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
         "checks": checks, "capture_output": any(spec.kind == "output" for spec in exercise.checks),
         "capture_aot": any(spec.kind == "escape_hatch" for spec in exercise.checks), "measures_itself": measures_itself(exercise),
         "starter": starter_source(master_text, exercise.id, exercise.title) if costly_kinds else None,
-        "costly": job.get("costly", True), "key": learner.key,
+        "costly": job.get("costly", True), "key": learner.key, "audit": job.get("audit", True),
     }
     del master_text
     if not (learner.send("job", channel.encode(learner_job)) and learner.send("data", learner_blob)):

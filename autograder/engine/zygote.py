@@ -336,7 +336,7 @@ def _collect(pid: int, result_fd: int, output_fd: int, timeout: float, control: 
 class WarmRunner:
     """Runs jobs in children forked from one warm zygote; restarts the zygote if it dies.
 
-    ``memory_limit`` (bytes): a lower address-space cap for every grading child (a batch's --memory-limit)."""
+    ``memory_limit`` (bytes): a lower memory cap (RLIMIT_DATA) for every grading child (a batch's --memory-limit)."""
 
     def __init__(self, memory_limit: int | None = None):
         self._process: subprocess.Popen | None = None

@@ -1,2 +1,2 @@
 """The exercise format: master files, the files generated from them, the submission loader, the
-static scan, and the result of a grading. Nothing here imports torch."""
+static policy, and the result of a grading. Nothing here imports torch."""

@@ -64,7 +64,7 @@ CHECK_KINDS: dict[str, set[str]] = {
     "no_dodge": {"forbid"},
     "opcheck": {"op", "samples"},
     # Chapters 3 and 4 (checks_tracing.py):
-    "nonstrict": {"helper", "hook", "observe", "ops", "mode", "rtol", "atol"},
+    "nonstrict": {"helper", "hook", "observe", "ops", "mode", "rtol", "atol", "reaches", "pure"},
     "ops": {"max", "min_largest"},
     # Chapter 2, part 2: fullgraph=False (checks_fullgraph_false.py):
     "breaks_allowed": {"allowed", "required"},
@@ -623,6 +623,9 @@ def parse_master(path: Path) -> Exercise:
             _expect(set(params.get("observe", ["output"])) <= {"output", "stdout", "arguments"}, where,
                     "nonstrict.observe is drawn from \"output\", \"stdout\", \"arguments\"")
             _expect(params.get("mode", "fake") in ("fake", "real", "symbolic"), where, "nonstrict.mode is \"fake\", \"real\" or \"symbolic\"")
+            _expect(isinstance(params.get("reaches", ""), str), where,
+                    "nonstrict.reaches names a master function reaches(module, args) -> the value that must reach the graph")
+            _expect(isinstance(params.get("pure", False), bool), where, "nonstrict.pure is true or false")
             _expect(not header.get("factory"), where, "a nonstrict check calls the entry itself: factory exercises are not supported")
         if kind == "breaks_allowed":
             _expect(all(isinstance(a, str) and a.strip() for a in params.get("allowed", [])), where,

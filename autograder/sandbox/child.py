@@ -23,7 +23,7 @@ import types
 from dataclasses import dataclass, field
 
 from autograder.sandbox import channel
-from autograder.sandbox.learner_code import cache_lines, code_objects, install_audit
+from autograder.sandbox.learner_code import audit_refusals, cache_lines, code_objects, install_audit
 from autograder.sandbox.plain import to_plain
 
 STARTED = "started"  # frame sent just before the first line of learner code runs
@@ -135,13 +135,10 @@ def _confine(job: dict) -> list[str]:
         applied += contain(float(job["limit"]))
     except Exception as exc:  # noqa: BLE001 - a limit the platform refuses is recorded as missing, not fatal
         applied.append(f"limits not applied ({type(exc).__name__}: {exc})")
-    if job.get("memory_limit"):
-        import resource
+    if job.get("memory_limit"):  # a batch's --memory-limit: memory written (RLIMIT_DATA), never the address space
+        from autograder.sandbox.limits import lower_memory
 
-        limit = int(job["memory_limit"])
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        limit = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+        lower_memory(int(job["memory_limit"]))
     who = job.get("identity")
     if who:
         ids.before_drop()
@@ -259,7 +256,7 @@ def run(job: dict, data: dict, out, reader) -> dict:
             from autograder.sandbox.kinds.reporting import run_reproducer_forked
 
             reports[spec["name"]] = run_reproducer_forked(source, path, {**spec["params"], "entry": exercise["entry"]}, job["scratch"])
-    hooked = install_audit(path, job["scratch"])
+    hooked = install_audit(path, job["scratch"]) if job.get("audit", True) else None  # off only in tests of a deeper layer
     if hooked:
         applied.append(hooked)
     torch.manual_seed(job["seed"])
@@ -283,7 +280,7 @@ def run(job: dict, data: dict, out, reader) -> dict:
                 f"({where or 'outside your file'}). Fix that error; code that should only run when you run the file belongs "
                 "under `if __name__ == \"__main__\":`."}
 
-    watched = watch.violations()
+    watched = _violations(watch)
     after_import = _config_report(probe, config_before, exercise)
     _, kept = config_problems(after_import, exercise["allow_config"], exercise["config_may_add"])
     probe.config_restore(config_before, keep=kept)
@@ -321,7 +318,7 @@ def run(job: dict, data: dict, out, reader) -> dict:
               extra={"reports": reports, "measures_itself": job["measures_itself"]})
 
     facts = _measure_all(job, lab, registry, costly=False)
-    watched += [v for v in watch.violations() if v not in watched]
+    watched += [v for v in _violations(watch) if v not in watched]
     during = _config_report(probe, config_kept, exercise, keys=set(probe.config_changes(config_kept)) - set(exercise["allow_config"]))
     payload = {**base, "stage": "graded", "measurement": _plain_measurement(measurement), "facts": facts,
                "options": _plain_options(options), "config": {"after_import": after_import, "during": during},
@@ -335,8 +332,15 @@ def run(job: dict, data: dict, out, reader) -> dict:
     if not channel.read_until([reader], lambda: bool(reader.frames), time.monotonic() + 3600) or reader.frames[0][0] != "go":
         os._exit(0)  # the structure failed, or the judge is gone: nothing to time
     later = _measure_all(job, lab, registry, costly=True)
-    return {"phase": 2, "stage": "graded", "facts": later, "watch": [v for v in watch.violations() if v not in watched],
+    return {"phase": 2, "stage": "graded", "facts": later, "watch": [v for v in _violations(watch) if v not in watched],
             "stance": probe.stance()}
+
+
+def _violations(watch) -> list[str]:
+    """What the integrity watch found and what the audit hook refused (refused even where the
+    submission caught the PermissionError)."""
+    found = watch.violations()
+    return found + [refusal for refusal in audit_refusals() if refusal not in found]
 
 
 def _text_of(exc: BaseException) -> str:

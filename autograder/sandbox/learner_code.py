@@ -32,3 +32,12 @@ def install_audit(filename: str, scratch: str) -> str | None:
         return None
     audit.install({filename}, scratch)
     return "audit hook"
+
+
+def audit_refusals() -> list[str]:
+    """What the audit hook refused learner code so far (each a sentence for the learner)."""
+    try:
+        from autograder.sandbox import audit
+    except ImportError:
+        return []
+    return audit.refusals()

@@ -1,17 +1,21 @@
-# Exercise pure_global_offset: A traced helper that reads a global goes stale
+# Exercise pure_global_offset: Keep a traced calibration in step with its zero point
 # Edit this file, then check it with:  ./course check pure_global_offset
 # Stuck? ./course hint pure_global_offset   Start over: ./course reset pure_global_offset
-"""Make `calibrate` pure, so that its traced graph follows the calibration.
+"""Keep the traced `calibrate` in step with the calibration job.
 
 `calibrate` is the part of `predict` that is traced non-strictly (with `make_fx`, or behind an
 escape hatch such as `torch._dynamo.nonstrict_trace`): traced once, and the graph replayed on
 every later call. It subtracts the sensor's zero point, the module-level tensor `CALIBRATION`,
-which a calibration job replaces between batches. The graph keeps the zero point it saw while
-tracing, so every later result is silently wrong.
+which a calibration job replaces between batches. After the first replacement every result is
+silently wrong.
 
 The grader traces `calibrate` itself on the first call of `predict`, replaces `CALIBRATION` before
-every call, and compares each result with `predict` run eagerly. Change `calibrate` so that it
-reads nothing but its arguments, and let `predict` pass the current zero point in.
+every call, and compares each result with `predict` run eagerly.
+
+What the grader checks:
+- Every call of `predict` returns what the program computes run eagerly, while the calibration job rebinds `CALIBRATION` between calls.
+- `calibrate` still removes the zero point itself: on every call, the zero point `predict` sees reaches the graph traced from `calibrate` as an input.
+- `calibrate` reads nothing but its arguments: no module-level tensor ends up in its graph as a constant.
 """
 
 import torch
@@ -21,7 +25,7 @@ CALIBRATION = torch.zeros(8)  # the sensor's zero point; the calibration job reb
 
 def calibrate(x):
     """Remove the zero point and rescale. Traced once, non-strictly."""
-    return (x - CALIBRATION) * 2.0  # TODO: CALIBRATION is not an input: the trace keeps the value it saw
+    return (x - CALIBRATION) * 2.0  # TODO: the graph replays this with the zero point it saw while tracing. Where should the current one come from?
 
 
 def predict(x):

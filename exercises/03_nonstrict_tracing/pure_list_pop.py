@@ -1,16 +1,20 @@
-# Exercise pure_list_pop: A traced helper that pops from its caller's list
+# Exercise pure_list_pop: Drain an update queue through a traced step
 # Edit this file, then check it with:  ./course check pure_list_pop
 # Stuck? ./course hint pure_list_pop   Start over: ./course reset pure_list_pop
-"""Take updates off the queue in plain Python, not in the traced helper.
+"""Apply the queued updates one per step, although the step is traced.
 
 `step(weights, pending)` applies the oldest update waiting in the list `pending` and removes it
 from the list. The work is done by `apply_update`, which is traced non-strictly once and replayed
-as a graph afterwards. `apply_update` pops from the list itself: that pop is Python, so it runs
-only while tracing (on a copy of the list), and the graph keeps reading the same position.
+as a graph afterwards. Traced, the queue never gets shorter, and every step applies the same
+update.
 
 The grader passes the same `pending` list to every call, traces `apply_update` on the first one,
-and checks after each call both the result and how many updates are left, against the program
-run eagerly. Make `apply_update` pure and do the pop in `step`.
+and checks after each call both the result and the updates left, against the program run
+eagerly.
+
+What the grader checks:
+- Each call of `step` returns `weights` with the oldest pending update applied, `weights - 0.1 * update`, computed by the graph traced from `apply_update`.
+- After each call that update is gone from `pending`: the list holds one update fewer, the others in their order.
 """
 
 import torch
@@ -18,7 +22,8 @@ import torch
 
 def apply_update(weights, pending):
     """One update step on the weights. Traced once, non-strictly."""
-    update = pending.pop(0)  # TODO: mutates the caller's list, which a graph cannot do
+    # TODO: run eagerly, the queue shrinks by one per step; traced, it never does. Keep this function traceable.
+    update = pending.pop(0)
     return weights - 0.1 * update
 
 

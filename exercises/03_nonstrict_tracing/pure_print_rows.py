@@ -1,16 +1,18 @@
-# Exercise pure_print_rows: A print in a traced helper happens once
+# Exercise pure_print_rows: Log every batch of a traced pipeline step
 # Edit this file, then check it with:  ./course check pure_print_rows
 # Stuck? ./course hint pure_print_rows   Start over: ./course reset pure_print_rows
 """Log every batch, even though `standardize` is traced.
 
 `prepare` standardizes each batch with `standardize`, which is traced non-strictly once and
 replayed as a graph on every later call. `standardize` also prints a log line with the number of
-rows. Tracing runs that print once, while tracing; the graph does not print, so every later batch
-goes unlogged.
+rows. Traced, that line appears for the first batch only, and every later batch goes unlogged.
 
 The grader traces `standardize` on the first call of `prepare` and compares what each call
-prints with what the program prints when run eagerly: one line per batch,
-`standardizing N rows`. Keep `standardize` pure and print from the caller.
+prints, and what it returns, with the program run eagerly.
+
+What the grader checks:
+- Every call of `prepare` prints `standardizing N rows` once, N the number of rows of its batch, as the program run eagerly does.
+- `prepare` returns its batch standardized per column (zero mean, unit deviation) by the graph traced from `standardize`.
 """
 
 import torch
@@ -18,7 +20,8 @@ import torch
 
 def standardize(x):
     """Zero mean and unit deviation per column. Traced once, non-strictly."""
-    print(f"standardizing {x.shape[0]} rows")  # TODO: runs while tracing only, never when the graph runs
+    # TODO: every batch should be logged, and only the first one is. Keep this function traceable.
+    print(f"standardizing {x.shape[0]} rows")
     return (x - x.mean(dim=0)) / (x.std(dim=0) + 1e-5)
 
 

@@ -1,16 +1,20 @@
-# Exercise specialize_temperature: A Python float is a constant to the tracer
+# Exercise specialize_temperature: Sample at the temperature each call asks for
 # Edit this file, then check it with:  ./course check specialize_temperature
 # Stuck? ./course hint specialize_temperature   Start over: ./course reset specialize_temperature
-"""Make the traced `sharpen` follow the temperature.
+"""Make the traced `sharpen` follow the temperature of every call.
 
 `sample_probs(logits, temperature)` turns logits into probabilities with `sharpen`, which is
 traced non-strictly once and replayed as a graph for every later call. The temperature arrives
-as a Python float. Non-strict tracing bakes a Python number into the graph as a constant and
-records no check on it, so every later temperature is ignored without any error.
+as a Python float. Traced, every call gets the probabilities of the first call's temperature,
+without any error.
 
 The grader traces `sharpen` on the first call, then calls `sample_probs` with other temperatures
-and compares with the program run eagerly. Change `sample_probs` (the one place that runs as
-plain Python on every call) so that the temperature reaches `sharpen` as a graph input.
+and compares with the program run eagerly. `sample_probs` is the one place that runs as plain
+Python on every call.
+
+What the grader checks:
+- Every call of `sample_probs` returns `softmax(logits / temperature)` over the last dimension at that call's temperature, computed by the graph traced from `sharpen`.
+- On every call the temperature reaches `sharpen` as a graph input: its graph reads a tensor that holds the temperature, not a number fixed while tracing.
 """
 
 import torch
@@ -22,7 +26,8 @@ def sharpen(logits, temperature):
 
 
 def sample_probs(logits, temperature):
-    return sharpen(logits, temperature)  # TODO: a Python float becomes a constant in the traced graph
+    # TODO: traced, every temperature gives the first one's probabilities. Make each call's count.
+    return sharpen(logits, temperature)
 
 
 if __name__ == "__main__":

@@ -1,26 +1,38 @@
-# Exercise recompile_break_tail: Recompile the small tail, not the whole encoder
+# Exercise recompile_break_tail: Serve every length and mode with cheap recompiles
 # Edit this file, then check it with:  ./course check recompile_break_tail
 # Stuck? ./course hint recompile_break_tail   Start over: ./course reset recompile_break_tail
-"""Make the per-mode recompiles of `encode` cheap.
+"""Serve sequences of every length, in four modes, with recompiles that cost little.
 
-`encode(x, reduce)` runs a six-layer encoder, then reduces each row with the method named by
-the string `reduce` ("mean", "max", "norm" or "logsumexp"). Dynamo specialises on the string, so
-each mode is a new graph, and each new graph re-traces the whole encoder: 4 x 19 = 76 ops traced
-for a function that has 22. The grader calls `encode` 12 times, cycling through the modes, and
-counts the ops traced over the whole run (every graph, recompiles included): at most 40. The
-encoder must still be compiled (one graph of at least 18 ops). Keep the recompiles, and make
-each one trace only the part that depends on the mode.
+`encode(tokens, reduce)` scores each token of a sequence of `n` tokens: a six-layer encoder, a
+scale that grows with the log of `n`, then the reduction of each row that the string `reduce`
+names ("mean", "max", "norm" or "logsumexp"). A server calls it on sequences of 2 tokens and
+more, in the four modes, in any order. Compiled, it recompiles far too often, every recompile
+traces the whole encoder again, and once the recompile limit is reached the calls that match no
+graph run eagerly. A mode needs a graph of its own (a string is always specialised); the rest
+does not.
+
+What the grader checks:
+- Over all the calls, at most 72 operations are traced (every graph and recompile counted), and the encoder stays compiled: one graph holds at least 18.
+- Each mode's reduction still runs compiled, in a small graph of its own: at least 6 graphs over the calls.
+- Every call runs compiled code.
+- `encode` returns the same scores as now, for any length from 2 tokens up and any of the four modes.
 """
+
+# TODO: find out why `encode` recompiles so often, and why each recompile costs so much; fix both.
+
+import math
 
 import torch
 
 WEIGHTS = [torch.randn(16, 16) / 4 for _ in range(6)]
 
 
-def encode(x, reduce):
+def encode(tokens, reduce):
+    """One score per token of (n, 16) `tokens`, reduced over the features as `reduce` says."""
+    x = tokens
     for w in WEIGHTS:
         x = torch.tanh(x @ w) + x
-    # TODO: everything above is traced again for each value of `reduce`
+    x = x * math.log(x.shape[0])  # longer sequences get sharper scores
     if reduce == "mean":
         return x.mean(dim=-1)
     if reduce == "max":
@@ -31,11 +43,10 @@ def encode(x, reduce):
 
 
 if __name__ == "__main__":
-    import torch._logging
-
     from autograder.lab import tally_calls
 
-    torch._logging.set_logs(recompiles=True)
-    t = tally_calls(encode, [(torch.randn(4, 16), mode) for mode in ["mean", "max", "norm", "logsumexp"] * 3])
+    schedule = [(torch.randn(n, 16), mode) for n, mode in zip(range(2, 14), ["mean", "max", "norm", "logsumexp"] * 3)]
+    t = tally_calls(encode, schedule)
     print(t)
     print(f"ops traced per graph: {t.ops_per_graph}, {sum(t.ops_per_graph)} in all")
+    print("Now run me with TORCH_LOGS=recompiles to see why.")

@@ -1,4 +1,4 @@
-# Exercise recompile_float_knob: A Python float knob recompiles the whole function
+# Exercise recompile_float_knob: Compile score once for every temperature
 # Edit this file, then check it with:  ./course check recompile_float_knob
 # Stuck? ./course hint recompile_float_knob   Start over: ./course reset recompile_float_knob
 """Stop `score` from recompiling for every temperature.
@@ -10,6 +10,10 @@ and every new temperature compiles the whole function again. The grader calls `r
 (aot_eager, the time Dynamo spends compiling, fastest of 3 runs each) against the starting code
 and wants it at least 2x shorter.
 Change `run` only.
+
+What the grader checks:
+- No call recompiles `score`, whatever the temperature; compiling the whole schedule takes at most half the starting code's time.
+- `run` returns the scores `score` computes for that temperature, as now.
 """
 
 import torch
@@ -24,7 +28,7 @@ def score(x, temperature):
 
 
 def run(fn, x, temperature):
-    return fn(x, temperature)  # TODO: a Python float is a constant: each new value recompiles
+    return fn(x, temperature)  # TODO: each new temperature compiles `score` again
 
 
 if __name__ == "__main__":

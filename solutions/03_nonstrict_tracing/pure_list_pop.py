@@ -1,6 +1,6 @@
 # /// exercise
 # format_version = 1
-# title = "A traced helper that pops from its caller's list"
+# title = "Drain an update queue through a traced step"
 # syllabus = ["3.1.3"]
 # entry = "step"
 # starter_fails = ["queue_shrinks", "applies_next_update"]
@@ -22,19 +22,64 @@
 # kind = "nonstrict"
 # name = "applies_next_update"
 # helper = "apply_update"
-# ops = ["mul"]
 # points = 2
+#
+# [[requirements]]
+# id = "applies_oldest"
+# text = "Each call of `step` returns `weights` with the oldest pending update applied, `weights - 0.1 * update`, computed by the graph traced from `apply_update`."
+# checks = ["applies_next_update"]
+#
+# [[requirements]]
+# id = "removes_it"
+# text = "After each call that update is gone from `pending`: the list holds one update fewer, the others in their order."
+# checks = ["queue_shrinks"]
+#
+# [[fair]]
+# name = "add_alpha"
+# why = "the update written as torch.add with alpha=-0.1, so the graph holds no mul"
+#
+# [[fair]]
+# name = "divide"
+# why = "the step size written as a division by 10"
+#
+# [[fair]]
+# name = "list_of_one"
+# why = "the caller pops, and hands the helper a list holding just that update"
+#
+# [[wrong]]
+# name = "pop_newest"
+# breaks = "applies_oldest"
+# fails = ["applies_next_update"]
+# message = "Call 1 of \\d+: output differs from the reference"
+#
+# [[wrong]]
+# name = "applied_beside"
+# breaks = "applies_oldest"
+# fails = ["applies_next_update"]
+# message = "When the grader changed what the graph traced from `apply_update` returns, the output of call\\(s\\) 1, 2"
+#
+# [[wrong]]
+# name = "peek_only"
+# breaks = "removes_it"
+# fails = ["queue_shrinks"]
+# message = "Call 1 of \\d+: after the call, the list `pending` holds \\d+ item\\(s\\), where eager Python leaves \\d+"
+#
+# [[wrong]]
+# name = "pop_from_copy"
+# breaks = "removes_it"
+# fails = ["queue_shrinks"]
+# message = "the list `pending` holds \\d+ item\\(s\\), where eager Python leaves \\d+"
 # ///
-"""Take updates off the queue in plain Python, not in the traced helper.
+"""Apply the queued updates one per step, although the step is traced.
 
 `step(weights, pending)` applies the oldest update waiting in the list `pending` and removes it
 from the list. The work is done by `apply_update`, which is traced non-strictly once and replayed
-as a graph afterwards. `apply_update` pops from the list itself: that pop is Python, so it runs
-only while tracing (on a copy of the list), and the graph keeps reading the same position.
+as a graph afterwards. Traced, the queue never gets shorter, and every step applies the same
+update.
 
 The grader passes the same `pending` list to every call, traces `apply_update` on the first one,
-and checks after each call both the result and how many updates are left, against the program
-run eagerly. Make `apply_update` pure and do the pop in `step`.
+and checks after each call both the result and the updates left, against the program run
+eagerly.
 """
 
 import torch
@@ -48,9 +93,36 @@ def apply_update(weights, update):
 # BEGIN STARTER
 # def apply_update(weights, pending):
 #     """One update step on the weights. Traced once, non-strictly."""
-#     update = pending.pop(0)  # TODO: mutates the caller's list, which a graph cannot do
+#     # TODO: run eagerly, the queue shrinks by one per step; traced, it never does. Keep this function traceable.
+#     update = pending.pop(0)
 #     return weights - 0.1 * update
 # END STARTER
+# BEGIN FAIR add_alpha
+# def apply_update(weights, update):
+#     """One update step on the weights. Traced once, non-strictly."""
+#     return torch.add(weights, update, alpha=-0.1)
+# END FAIR
+# BEGIN FAIR divide
+# def apply_update(weights, update):
+#     """One update step on the weights. Traced once, non-strictly."""
+#     return weights - update / 10
+# END FAIR
+# BEGIN FAIR list_of_one
+# def apply_update(weights, updates):
+#     """One update step on the weights. Traced once, non-strictly."""
+#     return weights - 0.1 * updates[0]
+# END FAIR
+# BEGIN WRONG peek_only
+# def apply_update(weights, pending):
+#     """One update step on the weights. Traced once, non-strictly."""
+#     return weights - 0.1 * pending[0]  # no pop in the traced function any more
+# END WRONG
+# BEGIN WRONG pop_from_copy
+# def apply_update(weights, pending):
+#     """One update step on the weights. Traced once, non-strictly."""
+#     update = pending.pop(0)
+#     return weights - 0.1 * update
+# END WRONG
 
 
 def step(weights, pending):
@@ -61,13 +133,36 @@ def step(weights, pending):
     # BEGIN STARTER
     # return apply_update(weights, pending)
     # END STARTER
+    # BEGIN FAIR list_of_one
+    # oldest = pending.pop(0)
+    # return apply_update(weights, [oldest])
+    # END FAIR
+    # BEGIN WRONG applied_beside
+    # update = pending.pop(0)
+    # apply_update(weights, update)  # traced and replayed, its result unused
+    # return weights - 0.1 * update
+    # END WRONG
+    # BEGIN WRONG pop_newest
+    # return apply_update(weights, pending.pop())
+    # END WRONG
+    # BEGIN WRONG peek_only
+    # return apply_update(weights, pending)
+    # END WRONG
+    # BEGIN WRONG pop_from_copy
+    # return apply_update(weights, list(pending))  # the helper may pop from its own copy
+    # END WRONG
 
 
 # BEGIN GRADER
 def calls(gen):
-    pending = [torch.randn(4, generator=gen) for _ in range(6)]  # one list, shared by every call
-    weights = torch.randn(4, generator=gen)
-    return [(weights, pending) for _ in range(4)]
+    """One list of 5 to 8 pending updates shared by every call (so that each call sees what the last
+    one left), 3 calls or more, and the weights' width drawn per seed."""
+    width = int(torch.randint(3, 9, (1,), generator=gen))
+    queued = int(torch.randint(5, 9, (1,), generator=gen))
+    pending = [torch.randn(width, generator=gen) for _ in range(queued)]
+    weights = torch.randn(width, generator=gen)
+    steps = int(torch.randint(3, queued, (1,), generator=gen))
+    return [(weights, pending) for _ in range(steps)]
 # END GRADER
 
 

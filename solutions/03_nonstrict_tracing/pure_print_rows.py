@@ -1,6 +1,6 @@
 # /// exercise
 # format_version = 1
-# title = "A print in a traced helper happens once"
+# title = "Log every batch of a traced pipeline step"
 # syllabus = ["3.1.2"]
 # entry = "prepare"
 # starter_fails = ["prints_every_call"]
@@ -22,43 +22,134 @@
 # kind = "nonstrict"
 # name = "correct"
 # helper = "standardize"
-# ops = ["mean", "std"]
 # points = 1
+#
+# [[requirements]]
+# id = "logs_every_batch"
+# text = "Every call of `prepare` prints `standardizing N rows` once, N the number of rows of its batch, as the program run eagerly does."
+# checks = ["prints_every_call"]
+#
+# [[requirements]]
+# id = "standardizes"
+# text = "`prepare` returns its batch standardized per column (zero mean, unit deviation) by the graph traced from `standardize`."
+# checks = ["correct"]
+#
+# [[fair]]
+# name = "len_rows"
+# why = "the row count from len(x), the words printed as separate print arguments"
+#
+# [[fair]]
+# name = "variance_root"
+# why = "the deviation written as the square root of the variance, so the graph holds no std op"
+#
+# [[wrong]]
+# name = "print_dropped"
+# breaks = "logs_every_batch"
+# fails = ["prints_every_call"]
+# message = "Call 1 of \\d+ printed nothing"
+#
+# [[wrong]]
+# name = "print_twice"
+# breaks = "logs_every_batch"
+# fails = ["prints_every_call"]
+# message = "Call 1 of \\d+ printed 'standardizing \\d+ rows\\\\nstandardizing \\d+ rows\\\\n'"
+#
+# [[wrong]]
+# name = "disabled_logger"
+# breaks = "logs_every_batch"
+# fails = ["prints_every_call"]
+# message = "Call 2 of \\d+ printed nothing"
+#
+# [[wrong]]
+# name = "computed_beside"
+# breaks = "standardizes"
+# fails = ["correct"]
+# message = "When the grader changed what the graph traced from `standardize` returns, the output of call\\(s\\) 1, 2"
+#
+# [[wrong]]
+# name = "helper_bypassed"
+# breaks = "standardizes"
+# fails = ["correct"]
+# message = "called `standardize` in no call"
 # ///
 """Log every batch, even though `standardize` is traced.
 
 `prepare` standardizes each batch with `standardize`, which is traced non-strictly once and
 replayed as a graph on every later call. `standardize` also prints a log line with the number of
-rows. Tracing runs that print once, while tracing; the graph does not print, so every later batch
-goes unlogged.
+rows. Traced, that line appears for the first batch only, and every later batch goes unlogged.
 
 The grader traces `standardize` on the first call of `prepare` and compares what each call
-prints with what the program prints when run eagerly: one line per batch,
-`standardizing N rows`. Keep `standardize` pure and print from the caller.
+prints, and what it returns, with the program run eagerly.
 """
 
 import torch
+
+# BEGIN WRONG disabled_logger
+# @torch.compiler.disable
+# def _log_rows(rows):
+#     print(f"standardizing {rows} rows")
+# END WRONG
 
 
 def standardize(x):
     """Zero mean and unit deviation per column. Traced once, non-strictly."""
     # BEGIN STARTER
-    # print(f"standardizing {x.shape[0]} rows")  # TODO: runs while tracing only, never when the graph runs
+    # # TODO: every batch should be logged, and only the first one is. Keep this function traceable.
+    # print(f"standardizing {x.shape[0]} rows")
     # END STARTER
+    # BEGIN WRONG print_twice
+    # print(f"standardizing {x.shape[0]} rows")
+    # END WRONG
+    # BEGIN WRONG disabled_logger
+    # _log_rows(x.shape[0])
+    # END WRONG
+    # BEGIN SOLUTION
     return (x - x.mean(dim=0)) / (x.std(dim=0) + 1e-5)
+    # END SOLUTION
+    # BEGIN STARTER
+    # return (x - x.mean(dim=0)) / (x.std(dim=0) + 1e-5)
+    # END STARTER
+    # BEGIN FAIR variance_root
+    # return (x - x.mean(dim=0)) / (x.var(dim=0).sqrt() + 1e-5)
+    # END FAIR
 
 
 def prepare(x):
     """The data pipeline's step for one batch: log it, then standardize it."""
     # BEGIN SOLUTION
     print(f"standardizing {x.shape[0]} rows")
-    # END SOLUTION
     return standardize(x)
+    # END SOLUTION
+    # BEGIN STARTER
+    # return standardize(x)
+    # END STARTER
+    # BEGIN FAIR len_rows
+    # print("standardizing", len(x), "rows")
+    # return standardize(x)
+    # END FAIR
+    # BEGIN WRONG print_dropped
+    # return standardize(x)
+    # END WRONG
+    # BEGIN WRONG disabled_logger
+    # return standardize(x)
+    # END WRONG
+    # BEGIN WRONG computed_beside
+    # print(f"standardizing {x.shape[0]} rows")
+    # standardize(x)  # still called, so the grader sees it traced
+    # return (x - x.mean(dim=0)) / (x.std(dim=0) + 1e-5)
+    # END WRONG
+    # BEGIN WRONG helper_bypassed
+    # print(f"standardizing {x.shape[0]} rows")
+    # return (x - x.mean(dim=0)) / (x.std(dim=0) + 1e-5)  # the traced helper is the problem: skip it
+    # END WRONG
 
 
 # BEGIN GRADER
 def calls(gen):
-    return [(torch.randn(rows, 6, generator=gen) * 3 + 1,) for rows in (5, 8, 3, 11, 6)]
+    """Six batches, each with its own number of rows (2 to 40, drawn per seed, so that a count
+    read once while tracing is wrong for every later batch), six columns."""
+    rows = (torch.randperm(39, generator=gen)[:6] + 2).tolist()
+    return [(torch.randn(n, 6, generator=gen) * 3 + 1,) for n in rows]
 # END GRADER
 
 

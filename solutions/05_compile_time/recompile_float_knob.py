@@ -1,6 +1,6 @@
 # /// exercise
 # format_version = 1
-# title = "A Python float knob recompiles the whole function"
+# title = "Compile score once for every temperature"
 # syllabus = ["5.1"]
 # entry = "score"
 # driver = "run"
@@ -27,6 +27,36 @@
 # min_ratio = 2.0
 # repeats = 3
 # points = 2
+#
+# [[requirements]]
+# id = "no_recompile"
+# text = "No call recompiles `score`, whatever the temperature; compiling the whole schedule takes at most half the starting code's time."
+# checks = ["recompiles", "compile_time"]
+#
+# [[requirements]]
+# id = "same_scores"
+# text = "`run` returns the scores `score` computes for that temperature, as now."
+# checks = ["correct"]
+#
+# [[fair]]
+# name = "as_tensor"
+# why = "torch.as_tensor with the input's dtype instead of torch.tensor"
+#
+# [[fair]]
+# name = "full_like_row"
+# why = "the knob broadcast as a one-element tensor made from the input (x.new_full)"
+#
+# [[wrong]]
+# name = "back_to_float"
+# breaks = "no_recompile"
+# fails = ["recompiles"]
+# message = "recompile\\(s\\) over \\d+ call\\(s\\); at most 0 allowed"
+#
+# [[wrong]]
+# name = "integer_tensor"
+# breaks = "same_scores"
+# fails = ["correct"]
+# message = "differs from the reference"
 # ///
 """Stop `score` from recompiling for every temperature.
 
@@ -55,13 +85,25 @@ def run(fn, x, temperature):
     return fn(x, torch.tensor(temperature))
     # END SOLUTION
     # BEGIN STARTER
-    # return fn(x, temperature)  # TODO: a Python float is a constant: each new value recompiles
+    # return fn(x, temperature)  # TODO: each new temperature compiles `score` again
     # END STARTER
+    # BEGIN FAIR as_tensor
+    # return fn(x, torch.as_tensor(temperature, dtype=x.dtype))
+    # END FAIR
+    # BEGIN FAIR full_like_row
+    # return fn(x, x.new_full((1,), temperature))
+    # END FAIR
+    # BEGIN WRONG back_to_float
+    # return fn(x, torch.tensor(temperature).item())
+    # END WRONG
+    # BEGIN WRONG integer_tensor
+    # return fn(x, torch.tensor(temperature, dtype=torch.long))
+    # END WRONG
 
 
 # BEGIN GRADER
 def calls(gen):
-    return [(torch.randn(4, 32, generator=gen), t) for t in (0.5, 0.7, 1.0, 1.4, 2.0)]
+    return [(torch.randn(4, 32, generator=gen), t) for t in (0.5, 0.7, 1.0, 1.4, 2.0)]  # the verdict study's schedule (docs/MEASUREMENTS.md)
 # END GRADER
 
 

@@ -96,7 +96,7 @@
 
 `Tower` is a 4-layer model with a soft clip after each layer and an output `scale`. The grader
 builds it with `make_model()`, compiles it with the `guard_filter_fn` in `COMPILE_OPTIONS`, and
-calls `run(model, x, scale, k)` over a schedule: `run` sets the output scale and the clip width
+calls `run(model, x, scale, k)` over a schedule: `run` sets the output scale (when it changed) and the clip width
 `k` first, and the schedule changes each of them now and then, one at a time. The starting code
 keeps the guard check cheap by dropping guards, and some answers go stale.
 """
@@ -183,7 +183,8 @@ def make_model():
 
 
 def run(model, x, scale, k):
-    model.scale = scale
+    if model.scale != scale:  # the service sets only what changed
+        model.scale = scale
     # BEGIN SOLUTION
     model.clip.__defaults__ = (k,)
     # END SOLUTION

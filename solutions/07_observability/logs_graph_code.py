@@ -3,6 +3,8 @@
 # title = "Read the captured graph and its guards"
 # syllabus = ["7.1"]
 # entry = "make_head"
+# # The model picks its activation by name (`getattr(F, name)`), which is what the learner reads off the graph.
+# scan_allow = ["name:getattr"]
 # factory = true
 # starter_fails = ["graph_answers"]
 # hints = [

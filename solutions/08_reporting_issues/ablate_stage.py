@@ -3,6 +3,8 @@
 # title = "Ablate: which stage of the compiler breaks each program?"
 # syllabus = ["8.1"]
 # entry = "program_c"
+# # The planted bug is a decomposition in Inductor's table: the file imports and fills it.
+# scan_allow = ["import:torch._inductor.decomposition", "write:torch._inductor.decomposition.decompositions"]
 # starter_fails = ["first_failing", "how_it_fails"]
 # hints = [
 #   "Run the file with a backend name: `python ablate_stage.py eager`, then `aot_eager`, then `aot_eager_decomp_partition`. For each program it prints `ok`, `wrong result` or the exception, compared with the program run without torch.compile.",

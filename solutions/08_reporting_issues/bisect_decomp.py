@@ -3,6 +3,8 @@
 # title = "Bisect a wrong result down to one decomposition"
 # syllabus = ["8.2"]
 # entry = "block"
+# # The planted bug is a decomposition in Inductor's table, found with Inductor's CompilerBisector.
+# scan_allow = ["import:torch._inductor.decomposition", "write:torch._inductor.decomposition.decompositions", "import:torch._inductor.compiler_bisector"]
 # starter_fails = ["bisection", "test_fn"]
 # hints = [
 #   "Run the file: it calls CompilerBisector.do_bisect(test_fn) and prints what it finds. It names a backend but no subsystem, although the decomposition subsystem is the culprit: the bisector's runs with a subsystem switched off are not really run.",

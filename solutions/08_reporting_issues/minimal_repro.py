@@ -3,6 +3,8 @@
 # title = "Cut a failing training script down to a minimal reproducer"
 # syllabus = ["8.3", "8.1"]
 # entry = "fn"
+# # The planted bug is a decomposition in Inductor's table: the file imports and fills it.
+# scan_allow = ["import:torch._inductor.decomposition", "write:torch._inductor.decomposition.decompositions"]
 # starter_fails = ["reproducer"]
 # timeout = 150
 # hints = [

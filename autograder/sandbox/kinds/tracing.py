@@ -19,6 +19,7 @@ import contextlib
 import copy
 import inspect
 import io
+import types
 from dataclasses import dataclass, field
 
 import torch
@@ -39,11 +40,15 @@ class PipelineRun:
     error_call: int = 0
     graph: object = None
     graph_calls: list = field(default_factory=list)  # per call: how many times the traced graph ran
+    graph_inputs: list = field(default_factory=list)  # per call (when recorded): the values of the inputs the graph uses
+    global_constants: list = field(default_factory=list)  # (when looked for) module globals the graph holds as constants
 
     def plain(self) -> dict:
         return {"outputs": [to_plain(o) for o in self.outputs], "stdout": [str(s)[-20000:] for s in self.stdout],
                 "arguments": [to_plain(a) for a in self.arguments], "error": self.error, "error_call": self.error_call,
                 "graph": self.graph is not None, "graph_calls": list(self.graph_calls),
+                "graph_inputs": [list(values[:64]) for values in self.graph_inputs],
+                "global_constants": list(self.global_constants),
                 "ops": [str(node.target)[:200] for node in self.graph.graph.nodes if node.op == "call_function"] if self.graph is not None else []}
 
 
@@ -64,9 +69,12 @@ def _perturbed(value):
 class _TraceOnce:
     """Stands in for the helper: traces it non-strictly on the first call, replays the graph after."""
 
-    def __init__(self, function, mode: str, perturb: bool = False):
-        self.function, self.mode, self.perturb = function, mode, perturb
+    def __init__(self, function, mode: str, perturb: bool = False, record_inputs: bool = False, on_traced=None):
+        self.function, self.mode, self.perturb, self.record_inputs = function, mode, perturb, record_inputs
+        self.on_traced = on_traced  # called with the graph right after tracing, while the globals are as the trace saw them
         self.graph = None
+        self.used = []  # positions, among the flattened inputs, of the placeholders the graph reads
+        self.inputs = []  # per run: the values fed to those placeholders
         self.runs = 0
         self.__name__ = getattr(function, "__name__", "helper")
 
@@ -85,9 +93,61 @@ class _TraceOnce:
                 self.graph = _make_fx(flat, tracing_mode=self.mode, _allow_non_fake_inputs=True)(*values)
             except Exception as exc:
                 raise _TraceFailed(exc) from exc
+            placeholders = [node for node in self.graph.graph.nodes if node.op == "placeholder"]
+            self.used = [i for i, node in enumerate(placeholders) if node.users]
+            if self.on_traced is not None:
+                self.on_traced(self.graph)
+        if self.record_inputs:
+            leaves = _tree_leaves(values)
+            self.inputs.append([to_plain(leaves[i]) for i in self.used[:64] if i < len(leaves)])  # a copy now: a tensor refilled later must not change it
         self.runs += 1
         out = self.graph(*values)
         return _perturbed(out) if self.perturb else out
+
+
+def _tree_leaves(values) -> list:
+    """The leaves of the helper's arguments in the order make_fx makes its placeholders (pytree order)."""
+    from torch.utils import _pytree
+
+    return _pytree.tree_leaves(list(values))
+
+
+def global_constants(graph, module) -> list[str]:
+    """Names of the module's globals whose tensors the graph holds as constants (``get_attr``: a tensor
+    the traced function read without taking it as an argument). Matched by storage, one level into
+    containers and objects, so a view of a global counts as the global."""
+    held = set()
+    for node in graph.graph.nodes:
+        if node.op == "get_attr":
+            value = getattr(graph, str(node.target), None)
+            if isinstance(value, torch.Tensor):
+                held.add(_storage_of(value))
+    if not held:
+        return []
+    names = []
+    for name, value in list(vars(module).items()):
+        if name.startswith("__"):
+            continue
+        if isinstance(value, dict):
+            inner = list(dict.values(value))
+        elif isinstance(value, (list, tuple)):
+            inner = list(value)
+        elif not isinstance(value, (type, types.ModuleType)) and not callable(value) and isinstance(getattr(value, "__dict__", None), dict):
+            inner = list(value.__dict__.values())  # a plain object holding state: one level in
+        else:
+            inner = []
+        for candidate in [value] + inner[:1000]:
+            if isinstance(candidate, torch.Tensor) and _storage_of(candidate) in held:
+                names.append(name)
+                break
+    return sorted(set(names))[:20]
+
+
+def _storage_of(tensor) -> int:
+    try:
+        return tensor.untyped_storage().data_ptr()
+    except Exception:  # noqa: BLE001 - a tensor without storage holds nothing a global could share
+        return -id(tensor)
 
 
 class _TraceFailed(Exception):
@@ -97,7 +157,8 @@ class _TraceFailed(Exception):
 
 
 def run_pipeline(module, entry, calls: list, helper: str | None = None, before_call=None, mode: str = "fake",
-                 perturb: bool = False) -> PipelineRun:
+                 perturb: bool = False, record_inputs: bool = False, see_arguments=None,
+                 find_globals: bool = False) -> PipelineRun:
     """Call ``entry`` on every argument tuple of ``calls``, eagerly, calling ``before_call(number)`` first.
 
     With ``helper``, the module-level function of that name is traced once and replayed (``_TraceOnce``)
@@ -106,14 +167,18 @@ def run_pipeline(module, entry, calls: list, helper: str | None = None, before_c
     """
     run = PipelineRun()
     original = module.__dict__.get(helper) if helper else None
-    stand_in = _TraceOnce(original, mode, perturb) if helper else None
+    on_traced = (lambda graph: run.global_constants.extend(global_constants(graph, module))) if find_globals else None
+    stand_in = _TraceOnce(original, mode, perturb, record_inputs, on_traced) if helper else None
     if helper:
         setattr(module, helper, stand_in)
     try:
         for number, args in enumerate(copy.deepcopy(calls)):
             if before_call is not None:
                 before_call(number)
+            if see_arguments is not None:
+                see_arguments(number, args)
             before = stand_in.runs if stand_in else 0
+            seen_inputs = len(stand_in.inputs) if stand_in else 0
             buffer = io.StringIO()
             try:
                 with contextlib.redirect_stdout(buffer):
@@ -130,6 +195,8 @@ def run_pipeline(module, entry, calls: list, helper: str | None = None, before_c
             run.stdout.append(buffer.getvalue())
             run.arguments.append(to_plain(args))
             run.graph_calls.append((stand_in.runs - before) if stand_in else 0)
+            if record_inputs and stand_in:
+                run.graph_inputs.append([value for values in stand_in.inputs[seen_inputs:] for value in values])
     finally:
         if helper:
             setattr(module, helper, original)
@@ -164,14 +231,24 @@ def nonstrict_reference(spec, ref) -> Prepared:
             recorder = _Recorder()
             hook(recorder, number)
             rebinds.append(dict(recorder.assigned))
+    reaches = getattr(ref.master, spec.params["reaches"]) if spec.params.get("reaches") else None
+    must_reach = []
+
+    def see_arguments(number, args):
+        must_reach.append(to_plain(reaches(ref.master, copy.deepcopy(args))))
+
     run = run_pipeline(ref.master, _reference_entry(ref.exercise, ref.master), ref.calls,
-                       before_call=(lambda number: hook(ref.master, number)) if hook is not None else None)
+                       before_call=(lambda number: hook(ref.master, number)) if hook is not None else None,
+                       see_arguments=see_arguments if reaches is not None else None)
     doc = (getattr(hook, "__doc__", None) or "").strip().splitlines() if hook is not None else []
-    return Prepared(judge={**run.plain(), "hook_doc": doc[0] if doc else ("" if hook is None else "Changes the inputs")},
-                    learner={"rebinds": rebinds})
+    judge = {**run.plain(), "hook_doc": doc[0] if doc else ("" if hook is None else "Changes the inputs")}
+    if reaches is not None:
+        what = (getattr(reaches, "__doc__", None) or "").strip().splitlines()
+        judge.update(reaches=must_reach, reaches_doc=what[0] if what else "the value that changes between calls")
+    return Prepared(judge=judge, learner={"rebinds": rebinds})
 
 
-@measures("nonstrict", params=("helper", "mode", "observe"))
+@measures("nonstrict", params=("helper", "mode", "observe", "reaches", "pure"))
 def nonstrict_measure(spec, lab) -> dict:
     p = spec.params
     helper, mode = p["helper"], p.get("mode", "fake")
@@ -184,7 +261,8 @@ def nonstrict_measure(spec, lab) -> dict:
         for name, value in (rebinds[number] if number < len(rebinds) else {}).items():
             setattr(lab.submission, name, copy.deepcopy(value))
 
-    run = run_pipeline(lab.submission, lab.entry, lab.calls, helper=helper, before_call=before_call if rebinds else None, mode=mode)
+    run = run_pipeline(lab.submission, lab.entry, lab.calls, helper=helper, before_call=before_call if rebinds else None, mode=mode,
+                       record_inputs=bool(p.get("reaches")), find_globals=bool(p.get("pure")))
     facts = {"helper_missing": False, **run.plain()}
     try:
         facts["parameters"] = [str(name) for name in inspect.signature(lab.entry).parameters][:20]
