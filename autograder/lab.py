@@ -13,7 +13,7 @@ from autograder.sandbox.probe import (  # noqa: F401
     ABLATION_BACKENDS, GraphTally, ablate, bisect, call_log, call_timeline, captured_graphs, clean_state, compilations,
     compile_times_table, config_defaults, first_failing, frame_report, fullgraph_error, guard_count, guard_names,
     guard_report, lookup_us, read_trace, recording_filter, run_case, run_reproducer, structured_trace, tally_calls,
-    tally_run,
+    tally_run, warm_start_report,
 )
 from autograder.sandbox.probe.drift import TorchChanged, drift  # noqa: F401
 from autograder.sandbox.probe.messages import (  # noqa: F401

@@ -430,6 +430,19 @@ assert torch.allclose(torch.compile(torch._dynamo.dont_skip_tracing(batch_mean),
 # live in a skipped module.
 
 # %% [markdown]
+# ### Exercise: scorer_one_graph
+#
+# `score` raises under `fullgraph=True`. Read the whole message, the user stack to its last
+# frame included, and fix the code where the break really is, without changing a score.
+# Edit [exercises/01_dynamo_core/scorer_one_graph.py](../exercises/01_dynamo_core/scorer_one_graph.py):
+
+# %%
+# !{sys.executable} ../exercises/01_dynamo_core/scorer_one_graph.py 2>&1 | grep -A 12 "from user code"
+
+# %%
+check("scorer_one_graph")
+
+# %% [markdown]
 # ### 1.2.2 torch._dynamo.explain
 #
 # `torch._dynamo.explain(fn)(*args)` runs `fn` once under Dynamo and returns a summary of every
@@ -480,6 +493,19 @@ drift("explain counts a nested break more often than the break counter", nested.
 # And `explain` calls the function (its side effects happen, here the print of `report`) and
 # compiles it with a backend of its own; in a test, `tally_calls`-style counting or
 # `TORCH_LOGS=graph_breaks` tell you more about one run.
+
+# %% [markdown]
+# ### Exercise: summary_breaks
+#
+# `summarise` compiles as several graphs. `torch._dynamo.explain` lists every break at once:
+# run the file to read its report, then make `summarise` one graph with the same numbers.
+# Edit [exercises/01_dynamo_core/summary_breaks.py](../exercises/01_dynamo_core/summary_breaks.py):
+
+# %%
+# !{sys.executable} ../exercises/01_dynamo_core/summary_breaks.py 2>&1 | tail -n 4
+
+# %%
+check("summary_breaks")
 
 # %% [markdown]
 # ## 1.3 Guards
@@ -688,6 +714,20 @@ assert guarded_eager == guarded_compiled == 0.0  # guarded: the hook is seen, Dy
 # (`torch._dynamo.config.skip_nnmodule_hook_guards = False`) when hooks come and go. Chapter 6 goes
 # the other way: it removes more guards on purpose, to make each call cheaper, and shows what each
 # removal can miss.
+
+# %% [markdown]
+# ### Exercise: monitor_hooks
+#
+# A monitor attaches clipping hooks to a compiled model while it serves, and the answers do not
+# change. Make the compiled model follow every attach and detach, with every request still
+# compiled.
+# Edit [exercises/01_dynamo_core/monitor_hooks.py](../exercises/01_dynamo_core/monitor_hooks.py):
+
+# %%
+# !{sys.executable} ../exercises/01_dynamo_core/monitor_hooks.py 2>&1 | tail -n 2
+
+# %%
+check("monitor_hooks")
 
 # %% [markdown]
 # ## 1.4 Recompilations

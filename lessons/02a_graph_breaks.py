@@ -627,6 +627,20 @@ drift("capture_scalar_outputs is off by default", torch._dynamo.config.capture_s
 assert loose.graphs == 2 and captured_loose.graphs == 1 and captured_loose.graph_breaks == 0
 
 # %% [markdown]
+# ### Exercise: top_scores_by_length
+#
+# `top_scores` reads `k` from the data with `.item()`, and checks it in Python before it uses it:
+# under `fullgraph=True` the check is what breaks. Make it compile as one graph, and keep invalid
+# batches refused: the grader also runs batches that must still raise.
+# Edit [exercises/02_graph_breaks/top_scores_by_length.py](../exercises/02_graph_breaks/top_scores_by_length.py):
+
+# %%
+# !{sys.executable} ../exercises/02_graph_breaks/top_scores_by_length.py 2>&1 | tail -n 6
+
+# %%
+check("top_scores_by_length")
+
+# %% [markdown]
 # ### 2.2.3 Printing and logging
 #
 # `print` is a builtin with a side effect, so it breaks the graph. There are four ways out, and

@@ -713,6 +713,20 @@ drift("fullgraph=True captures .item() into the graph", item_full.error is None 
 check("predict_strictness")
 
 # %% [markdown]
+# ### Exercise: strict_item_scale
+#
+# A strict model (`error_on_graph_break(True)`, one tolerated vendor break) fails after a
+# teammate's change that passed its own `fullgraph=True` test. Make it run again, as strict as
+# before: the grader adds a hidden break to the new code and expects an error.
+# Edit [exercises/02_graph_breaks/strict_item_scale.py](../exercises/02_graph_breaks/strict_item_scale.py):
+
+# %%
+# !{sys.executable} ../exercises/02_graph_breaks/strict_item_scale.py 2>&1 | grep "fullgraph=True:\|default settings:"
+
+# %%
+check("strict_item_scale")
+
+# %% [markdown]
 # ### 2.5.4 Nested graph breaks
 #
 # When a break happens in a function that Dynamo inlined (a call inside the compiled function),

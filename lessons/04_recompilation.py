@@ -362,6 +362,20 @@ print(t)
 assert t.graphs == 1 and t.compiled_calls == 3 and t.calls == 4
 
 # %% [markdown]
+# ### Exercise: ranker_sizes
+#
+# A request handler marks its batch size and length dynamic, and the service still fails on
+# some requests. Make every request work with at most one recompile over a mixed day of
+# requests.
+# Edit [exercises/04_recompilation/ranker_sizes.py](../exercises/04_recompilation/ranker_sizes.py):
+
+# %%
+# !{sys.executable} ../exercises/04_recompilation/ranker_sizes.py 2>&1 | grep "^score\|^compare\|^  - You marked"
+
+# %%
+check("ranker_sizes")
+
+# %% [markdown]
 # ### 4.1.2 Backed and unbacked sizes: 0/1 specialization and mark_unbacked
 #
 # A symbolic size made from an input's shape is *backed*: Dynamo knows the real size of the input
@@ -421,6 +435,19 @@ assert isinstance(strict_error, torch._dynamo.exc.UserError)
 # So: backed sizes (the default) for code that asks questions about its shapes, unbacked ones for
 # code that must serve sizes 0 and 1 from the same graph and asks none (or answers them with
 # `torch._check`, 2.2.2.1). Branch-free code, such as the norm above, takes either.
+
+# %% [markdown]
+# ### Exercise: pool_any_size
+#
+# Requests of 0, 1 or many rows: the row count is marked dynamic, and the small ones still cost
+# compiles of their own. Make one graph serve them all.
+# Edit [exercises/04_recompilation/pool_any_size.py](../exercises/04_recompilation/pool_any_size.py):
+
+# %%
+# !{sys.executable} ../exercises/04_recompilation/pool_any_size.py 2>&1 | tail -n 6
+
+# %%
+check("pool_any_size")
 
 # %% [markdown]
 # ## 4.2 Wrapping constants in tensors

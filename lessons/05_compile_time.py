@@ -522,6 +522,20 @@ if previous_cache_dir is not None:  # back to the folder this notebook started w
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = previous_cache_dir
 
 # %% [markdown]
+# ### Exercise: warm_restart
+#
+# A service starts each container with an empty disk and compiles its model cold every time.
+# Make a later container start warm from the bytes the first one saved (this cell runs
+# Inductor twice, in two fresh processes).
+# Edit [exercises/05_compile_time/warm_restart.py](../exercises/05_compile_time/warm_restart.py):
+
+# %%
+# !{sys.executable} ../exercises/05_compile_time/warm_restart.py 2>&1 | tail -n 3
+
+# %%
+check("warm_restart")
+
+# %% [markdown]
 # ## Summary
 #
 # - Remove recompiles first: a Python float knob, or any value that changes, belongs in a tensor

@@ -512,3 +512,29 @@ def test_inductor_compiles_into_the_gradings_folder_without_the_machine_wide_pre
     seen = json.loads(run.stdout.strip().splitlines()[-1])
     assert seen["headers"] is False and seen["started"] == "False"
     assert seen["cache"].startswith(str(tmp_path)) and seen["triton"].startswith(str(tmp_path))
+
+
+def test_functions_of_the_file_cross_by_name_and_the_learners_own_are_called():
+    # A schedule may pass the file's own functions (isolate_skip's monitors); they cross as names,
+    # and the learner child calls the learner's functions of those names, never the master's.
+    import types
+
+    from autograder.sandbox.plain import FUNCTION, file_functions_named, name_file_functions, with_file_functions
+
+    master = types.ModuleType("autograder_reference")
+    exec("def monitor(h):\n    return 'master'\n", master.__dict__)
+    helper = lambda h: h  # noqa: E731 - not a top-level function of the master: stays as it is
+    calls = [(1, [master.monitor, helper]), {"m": master.monitor}]
+    named = name_file_functions(calls, master)
+    assert named[0][1][0] == {FUNCTION: "monitor"} and named[0][1][1] is helper
+    assert file_functions_named(named) == {"monitor"}
+    learner = {"monitor": lambda h: "learner"}
+    resolved = with_file_functions(named, learner)
+    assert resolved[0][1][0] is learner["monitor"] and resolved[1]["m"] is learner["monitor"]
+
+
+def test_a_file_without_a_function_the_schedule_passes_is_told_which(submission):
+    text = swap(solution("isolate_skip"), "def norm_monitor(h):", "def renamed_monitor(h):")
+    result = grade("isolate_skip", submission(text))
+    assert result.status != "passed"
+    assert "norm_monitor" in result.message and "Traceback" not in result.message

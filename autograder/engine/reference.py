@@ -67,7 +67,7 @@ def compute(job: dict) -> tuple[dict, dict]:
     from autograder.sandbox import probe
     from autograder.sandbox.kinds import REFERENCES
     from autograder.sandbox.kinds import all as _all_kinds  # noqa: F401 - registers every reference part
-    from autograder.sandbox.plain import to_plain
+    from autograder.sandbox.plain import name_file_functions, to_plain
 
     exercise = parse_master(Path(job["master"]))
     seed = int(job["seed"])
@@ -85,7 +85,8 @@ def compute(job: dict) -> tuple[dict, dict]:
     torch.manual_seed(seed)
     master = load_master(job["master"])
     calls = master.calls(torch.Generator().manual_seed(seed))
-    pristine = copy.deepcopy(calls)  # what the learner gets: before any reference run could change it
+    # What the learner gets: before any reference run could change it, the file's functions by name.
+    pristine = name_file_functions(copy.deepcopy(calls), master)
     reference = getattr(master, "reference", None) or getattr(master, exercise.entry)
     if exercise.factory and not hasattr(master, "reference"):
         torch.manual_seed(seed)

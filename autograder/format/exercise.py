@@ -83,6 +83,10 @@ CHECK_KINDS: dict[str, set[str]] = {
     "checkpoint": {"model", "prepare", "save", "input_shape"},
     "limit_in_effect": {"min", "max"},
     "bisect": {"function", "agree_with"},
+    # Invalid inputs must still be refused while the compiled code runs (checks/refusal.py):
+    "refuses": {"inputs", "types"},
+    # A restart that gets only the saved cache artifacts compiles from them, and faster (checks/caches.py):
+    "warm_start": {"save", "load", "min_ratio", "backend", "timeout"},
 }
 # The dodges a no_dodge check can look for (checks_breaks.py says how each is detected).
 DODGES = {"disable", "allow_in_graph", "is_compiling", "set_stance", "eager_fallback"}

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from autograder.sandbox import channel
 from autograder.sandbox.learner_code import audit_refusals, cache_lines, code_objects, install_audit
-from autograder.sandbox.plain import to_plain
+from autograder.sandbox.plain import file_functions_named, to_plain, with_file_functions
 
 STARTED = "started"  # frame sent just before the first line of learner code runs
 
@@ -291,6 +291,12 @@ def run(job: dict, data: dict, out, reader) -> dict:
     if entry is None or not callable(entry):
         return {**base, "stage": "entry", "message": f"Your file must define a callable named `{exercise['entry']}` (it is what the "
                 f"grader compiles). Did you rename or delete it? `python -m autograder reset {exercise['id']}` restores the starting file."}
+    missing = sorted(name for name in file_functions_named(calls) if not callable(submission.__dict__.get(name)))
+    if missing:
+        return {**base, "stage": "entry", "message": f"Your file must define {', '.join(f'`{name}`' for name in missing)}: the grader "
+                f"passes {'it' if len(missing) == 1 else 'them'} to your code in its inputs, as the starting file's caller does. "
+                f"`python -m autograder reset {exercise['id']}` restores the starting file."}
+    calls = with_file_functions(calls, submission.__dict__)
     if exercise["factory"]:
         torch.manual_seed(job["seed"])
         entry = entry()

@@ -83,3 +83,56 @@ def to_plain(value, depth: int = 0, budget: _Budget | None = None):
 
 def finite_or_none(value: float | None) -> float | None:
     return value if isinstance(value, float) and math.isfinite(value) else None
+
+
+# -- functions of the exercise's own file, in the grader's inputs -----------------------------------
+# A schedule may hand the learner's code functions the exercise's file defines (the monitors a caller
+# passes). A function cannot cross as plain data, so the reference child sends its name, and the
+# learner child puts the learner's own function of that name in its place: the learner's code is
+# called with the file's code, never with the master's.
+
+FUNCTION = "__course_function__"  # marker key: a function of the exercise's file, by name
+
+
+def name_file_functions(value, module, depth: int = 0):
+    """``value`` with every top-level function of ``module`` (the master) replaced by its marker."""
+    import types
+
+    if depth > MAX_DEPTH:
+        return value
+    if isinstance(value, types.FunctionType) and value.__module__ == module.__name__ and module.__dict__.get(value.__name__) is value:
+        return {FUNCTION: value.__name__}
+    if isinstance(value, (list, tuple)):
+        items = [name_file_functions(item, module, depth + 1) for item in value]
+        return items if isinstance(value, list) else tuple(items)
+    if type(value) is dict:
+        return {key: name_file_functions(item, module, depth + 1) for key, item in value.items()}
+    return value
+
+
+def file_functions_named(value, depth: int = 0) -> set[str]:
+    """The names of the markers in ``value``."""
+    if depth > MAX_DEPTH:
+        return set()
+    if type(value) is dict and set(value) == {FUNCTION}:
+        return {str(value[FUNCTION])}
+    if isinstance(value, (list, tuple)):
+        return set().union(*(file_functions_named(item, depth + 1) for item in value)) if value else set()
+    if type(value) is dict:
+        return set().union(*(file_functions_named(item, depth + 1) for item in value.values())) if value else set()
+    return set()
+
+
+def with_file_functions(value, functions: dict, depth: int = 0):
+    """``value`` with every marker replaced by ``functions[name]`` (the learner's own functions)."""
+    if depth > MAX_DEPTH:
+        return value
+    if type(value) is dict and set(value) == {FUNCTION}:
+        return functions[str(value[FUNCTION])]
+    if isinstance(value, list):
+        return [with_file_functions(item, functions, depth + 1) for item in value]
+    if isinstance(value, tuple):
+        return tuple(with_file_functions(item, functions, depth + 1) for item in value)
+    if type(value) is dict:
+        return {key: with_file_functions(item, functions, depth + 1) for key, item in value.items()}
+    return value

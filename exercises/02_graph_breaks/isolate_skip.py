@@ -38,6 +38,11 @@ def mean_monitor(h):
 
 def peak_monitor(h):
     print("peak activation", round(float(h.abs().max()), 4))
+
+
+def norm_monitor(h):
+    """Another team's newest monitor: the list of monitors a caller passes may grow."""
+    print("norm of the activations", round(float(h.norm()), 3))
 # --- end of the other teams' code --------------------------------------------------------------
 
 

@@ -133,6 +133,11 @@ def mean_monitor(h):
 
 def peak_monitor(h):
     print("peak activation", round(float(h.abs().max()), 4))
+
+
+def norm_monitor(h):
+    """Another team's newest monitor: the list of monitors a caller passes may grow."""
+    print("norm of the activations", round(float(h.norm()), 3))
 # --- end of the other teams' code --------------------------------------------------------------
 
 
@@ -291,15 +296,10 @@ def forward(x, w, monitors):
 
 
 # BEGIN GRADER
-def norm_monitor(h):
-    """A monitor the learner's file has never seen: the list of monitors may grow."""
-    print("norm of the activations", round(float(h.norm()), 3))
-
-
 def calls(gen):
-    """Four calls with lists of monitors drawn per seed (the file's two, in either order, and one
-    the file never saw; one call with none), and, at a place drawn per seed but never first, a
-    batch that `calibrate` rejects (all zero)."""
+    """Four calls with lists of monitors drawn per seed (the file's three, in any order and any
+    number, including the one the file's own demo never passes; one call with none), and, at a
+    place drawn per seed but never first, a batch that `calibrate` rejects (all zero)."""
     w = torch.randn(8, 8, generator=gen) / 3
     pool = [mean_monitor, peak_monitor, norm_monitor]
     lists = [[pool[i] for i in torch.randperm(3, generator=gen)[:k].tolist()] for k in (2, 3, 0, 1)]

@@ -11,8 +11,8 @@
 # hints = [
 #   "Run the file: after `run` changes `scale`, the compiled model still answers with the old one. An unsafe filter is only safe when nothing it drops ever changes.",
 #   "Lesson section 6.3 has a knob that keeps every guard and checks a module tree faster. Turn it on, drop the filter, and run the file again: one kind of change is still missed.",
-#   "The fast path skips a module whose `__dict__` has not changed since the last check. Changing the clip width rebinds the activation function's `__defaults__`, which is not in any module's `__dict__`: read what the fast path assumes about function dunders (lesson section 6.3).",
-#   "torch._dynamo.config.use_recursive_dict_tags_for_guards = True, COMPILE_OPTIONS = {\"guard_filter_fn\": None}, and either torch._dynamo.config.assume_dunder_attributes_remain_unchanged = False or a `run` that keeps the clip width in a module attribute instead of the function's defaults.",
+#   "The fast path skips a module whose `__dict__` has not changed since the last check. Changing the clip width rebinds a variable the activation function closes over: Dynamo guards it through the function's `__closure__`, which is in no module's `__dict__`. Read what the fast path assumes about function dunders (lesson section 6.3).",
+#   "torch._dynamo.config.use_recursive_dict_tags_for_guards = True, COMPILE_OPTIONS = {\"guard_filter_fn\": None}, and either torch._dynamo.config.assume_dunder_attributes_remain_unchanged = False or a `run` that keeps the clip width in a module attribute instead of a variable the activation closes over.",
 # ]
 #
 # [[checks]]
@@ -56,7 +56,7 @@
 #
 # [[fair]]
 # name = "width_attribute"
-# why = "keeps the fast path's assumption true instead of dropping it: `run` sets the clip width as a module attribute and `forward` passes it to the activation, so no function dunder is rebound"
+# why = "keeps the fast path's assumption true instead of dropping it: `run` sets the clip width as a module attribute and `forward` clips with it, so nothing reached through a function dunder changes"
 #
 # [[fair]]
 # name = "keep_all_filter"
@@ -143,15 +143,24 @@ torch._dynamo.config.assume_dunder_attributes_remain_unchanged = False
 # END WRONG
 
 
-def soft_clip(v, k=2.0):
-    return torch.tanh(v / k) * k
+def make_soft_clip(k=2.0):
+    """A soft clip of width ``k``, and the function that changes the width."""
+
+    def soft_clip(v):
+        return torch.tanh(v / k) * k
+
+    def set_width(new_k):
+        nonlocal k
+        k = new_k
+
+    return soft_clip, set_width
 
 
 class Tower(torch.nn.Module):
     def __init__(self, depth=4):
         super().__init__()
         self.layers = torch.nn.ModuleList([torch.nn.Linear(8, 8) for _ in range(depth)])
-        self.clip = soft_clip
+        self.clip, self.set_width = make_soft_clip()
         self.scale = 2.0
         # BEGIN FAIR width_attribute
         # self.k = 2.0
@@ -169,7 +178,7 @@ class Tower(torch.nn.Module):
             # x = self.clip(layer(x))
             # END STARTER
             # BEGIN FAIR width_attribute
-            # x = self.clip(layer(x), self.k)
+            # x = torch.tanh(layer(x) / self.k) * self.k
             # END FAIR
         return x * self.scale
 
@@ -186,10 +195,10 @@ def run(model, x, scale, k):
     if model.scale != scale:  # the service sets only what changed
         model.scale = scale
     # BEGIN SOLUTION
-    model.clip.__defaults__ = (k,)
+    model.set_width(k)
     # END SOLUTION
     # BEGIN STARTER
-    # model.clip.__defaults__ = (k,)
+    # model.set_width(k)
     # END STARTER
     # BEGIN FAIR width_attribute
     # model.k = k

@@ -6,7 +6,7 @@
 - ``output``: what the code printed and logged;
 - ``measurement``: a schedule of calls compiled with the tally, counted (what the grader measures);
 - ``counts``: the same counts for lessons and for masters that compute a truth live;
-- ``guards``, ``compile_cost``: chapters 5 and 6;
+- ``guards``, ``compile_cost``, ``warm_start``: chapters 5 and 6;
 - ``trace``, ``ablation``, ``reproducer``: chapters 7 and 8;
 - ``messages``: reading a graph-break message, a guard log and a recompile reason;
 - ``drift``: the drift alarms, facts about the installed torch that a release may change.
@@ -39,6 +39,7 @@ from .guards import (  # noqa: F401
 from .compile_cost import (  # noqa: F401
     CountingBackend, compile_with, cold_compile, cold_compile_seconds, frame_report, compile_times_table,
 )
+from .warm_start import warm_start_report  # noqa: F401
 from .trace import (  # noqa: F401
     TORCH_DIR, _TraceRecorder, structured_trace, read_trace, Compilation, compilations, _RECOMPILING, CallLog, call_log, captured_graphs, guard_names,
 )
