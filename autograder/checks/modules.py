@@ -6,7 +6,9 @@
 - ``checkpoint``: the model ``prepare`` returns runs compiled, and the checkpoint ``save`` writes
   from it is one a plain instance of the class loads strictly: the same keys and shapes as a
   plain model's state_dict (the reference child built one, seeded as the learner's), holding the
-  weights of the model that was saved, and the compiled model computes what the plain one does;
+  weights of the model that was saved (the measure moves that model's weights after ``prepare`` by
+  shifts drawn from the grading's seed, so a checkpoint of a freshly built model does not match),
+  and the compiled model computes what the plain one does;
 - ``limit_in_effect``: the recompile limit in effect for the graded function (``COMPILE_OPTIONS``'
   ``recompile_limit``, else ``torch._dynamo.config.recompile_limit``) lies in ``[min, max]``;
 - ``bisect``: ``CompilerBisector`` run with the learner's test function (``function``) finds what
