@@ -45,7 +45,7 @@ DEFAULT_SAVE, DEFAULT_LOAD = "save_compile_state", "load_compile_state"
 SIDE = Record({}, {"error": Maybe(Text(600)), "stage": Maybe(Text(40)), "cpu_s": Maybe(Float()),
                    "counters": DictOf(Int(0, 10**9), max_len=20), "output": Maybe(Tensor()), "blob_type": Maybe(Text(200)),
                    "where": Text(2000), "timed_out": Bool()})
-WARM_START_FACTS = Record({}, {"missing": ListOf(Text(200), 2), "cold": Maybe(SIDE), "warm": Maybe(SIDE),
+WARM_START_FACTS = Record({}, {"missing": ListOf(Text(200), 2), "cold": Maybe(SIDE), "warm": Maybe(SIDE), "blank": Maybe(SIDE),
                                "blob_bytes": Maybe(Int(0, 2**40)), "problem": Maybe(Text(400)), "measure_failed": Text(2000)})
 
 
@@ -93,6 +93,13 @@ def decide_warm_start(spec, facts: dict, expected, exercise) -> CheckResult:
                                    f"`{names['save']}()` returned, compiled from scratch: {misses} FX-graph cache miss(es), "
                                    f"{hits} hit(s). Nothing on disk survives a container, and neither does anything in memory. "
                                    f"{timed}. {lesson}")
+    blank = facts.get("blank") or {}
+    blank_counters = blank.get("counters") or {}
+    if not blank.get("error") and blank_counters.get("fx_hits", 0) and not blank_counters.get("fx_misses", 0):
+        return CheckResult.outcome(spec, False, f"A third container, whose `{names['load']}` was given empty bytes, also found every "
+                                   f"graph in the cache ({blank_counters.get('fx_hits')} FX-graph hit(s)): the compiled state "
+                                   f"reached it some other way than the bytes `{names['save']}()` returned (a file, a fixed path), "
+                                   f"and a real container would not have it. {lesson}")
     if warm.get("output") is None:
         return CheckResult.outcome(spec, False, f"The warm start's model returned no tensor. {lesson}")
     problem = compare(warm["output"], expected, 1e-4, 1e-5, "the warm start's answer")

@@ -185,7 +185,8 @@ def warm_start_report(make, args, save, load, timeout: float = 120.0) -> dict:
     """A cold start that ends with ``save()``, then a warm start that begins with ``load(bytes)``.
 
     ``make()`` builds the model (not timed), ``args`` is one request. Returns plain data:
-    {"cold": side, "warm": side, "blob_bytes": int or None, "problem": str or None}, where each
+    {"cold": side, "warm": side, "blank": side, "blob_bytes": int or None, "problem": str or None}, where
+    ``blank`` is a third start whose ``load`` is given empty bytes (it must miss the cache), and each
     side is {"error", "cpu_s", "counters": {fx_hits, fx_misses, aot_hits, aot_misses}, "output"}.
     """
     _warm_up_inductor()
@@ -206,6 +207,12 @@ def warm_start_report(make, args, save, load, timeout: float = 120.0) -> dict:
         warm = _in_child(lambda state: _one_start(make, args, second, before=lambda: load(bytes(blob)), state=state), timeout)
         warm.pop("blob", None)
         report["warm"] = warm
+        # The control: a start whose load is given no bytes must compile from scratch; if it finds the
+        # graphs too, the state crossed some other way (a file at a fixed path) than the bytes.
+        blank = _in_child(lambda state: _one_start(make, args, os.path.join(root, "blank"), before=lambda: load(b""), state=state),
+                          timeout)
+        blank.pop("blob", None)
+        report["blank"] = blank
         return report
     finally:
         shutil.rmtree(root, ignore_errors=True)
