@@ -531,6 +531,12 @@ def test_functions_of_the_file_cross_by_name_and_the_learners_own_are_called():
     learner = {"monitor": lambda h: "learner"}
     resolved = with_file_functions(named, learner)
     assert resolved[0][1][0] is learner["monitor"] and resolved[1]["m"] is learner["monitor"]
+    shared = [1, 2]  # pure_list_pop hands every call the same list: it must stay one list
+    aliased = [(shared, master.monitor), (shared,)]
+    rebuilt = with_file_functions(name_file_functions(aliased, master), learner)
+    assert rebuilt[0][0] is rebuilt[1][0] is shared
+    untouched = [(shared,), {"k": 1}]
+    assert name_file_functions(untouched, master) is untouched
 
 
 def test_a_file_without_a_function_the_schedule_passes_is_told_which(submission):

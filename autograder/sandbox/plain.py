@@ -94,45 +94,60 @@ def finite_or_none(value: float | None) -> float | None:
 FUNCTION = "__course_function__"  # marker key: a function of the exercise's file, by name
 
 
-def name_file_functions(value, module, depth: int = 0):
+def _replace(value, replacement, memo: dict, depth: int = 0):
+    """``value`` with ``replacement(item)`` (not None) put in for items; a container in which nothing
+    changed is returned itself, and one reached twice is rebuilt once, so the schedule's aliasing
+    (the same list handed to every call) is kept."""
+    new = replacement(value)
+    if new is not None:
+        return new
+    if depth > MAX_DEPTH or not isinstance(value, (list, tuple, dict)) or (isinstance(value, dict) and type(value) is not dict):
+        return value
+    if id(value) in memo:
+        return memo[id(value)]
+    if isinstance(value, dict):
+        items = {key: _replace(item, replacement, memo, depth + 1) for key, item in value.items()}
+        changed = any(items[key] is not item for key, item in value.items())
+    else:
+        items = [_replace(item, replacement, memo, depth + 1) for item in value]
+        changed = any(a is not b for a, b in zip(items, value))
+        if changed and isinstance(value, tuple):
+            items = type(value)(items) if type(value) is tuple else type(value)(*items)
+    result = items if changed else value
+    memo[id(value)] = result
+    return result
+
+
+def name_file_functions(value, module):
     """``value`` with every top-level function of ``module`` (the master) replaced by its marker."""
     import types
 
-    if depth > MAX_DEPTH:
-        return value
-    if isinstance(value, types.FunctionType) and value.__module__ == module.__name__ and module.__dict__.get(value.__name__) is value:
-        return {FUNCTION: value.__name__}
-    if isinstance(value, (list, tuple)):
-        items = [name_file_functions(item, module, depth + 1) for item in value]
-        return items if isinstance(value, list) else tuple(items)
-    if type(value) is dict:
-        return {key: name_file_functions(item, module, depth + 1) for key, item in value.items()}
-    return value
+    def marker(item):
+        if isinstance(item, types.FunctionType) and item.__module__ == module.__name__ and module.__dict__.get(item.__name__) is item:
+            return {FUNCTION: item.__name__}
+        return None
+
+    return _replace(value, marker, {})
 
 
-def file_functions_named(value, depth: int = 0) -> set[str]:
+def _is_marker(value) -> bool:
+    return type(value) is dict and len(value) == 1 and FUNCTION in value
+
+
+def file_functions_named(value) -> set[str]:
     """The names of the markers in ``value``."""
-    if depth > MAX_DEPTH:
-        return set()
-    if type(value) is dict and set(value) == {FUNCTION}:
-        return {str(value[FUNCTION])}
-    if isinstance(value, (list, tuple)):
-        return set().union(*(file_functions_named(item, depth + 1) for item in value)) if value else set()
-    if type(value) is dict:
-        return set().union(*(file_functions_named(item, depth + 1) for item in value.values())) if value else set()
-    return set()
+    found: set[str] = set()
+
+    def note(item):
+        if _is_marker(item):
+            found.add(str(item[FUNCTION]))
+            return item
+        return None
+
+    _replace(value, note, {})
+    return found
 
 
-def with_file_functions(value, functions: dict, depth: int = 0):
+def with_file_functions(value, functions: dict):
     """``value`` with every marker replaced by ``functions[name]`` (the learner's own functions)."""
-    if depth > MAX_DEPTH:
-        return value
-    if type(value) is dict and set(value) == {FUNCTION}:
-        return functions[str(value[FUNCTION])]
-    if isinstance(value, list):
-        return [with_file_functions(item, functions, depth + 1) for item in value]
-    if isinstance(value, tuple):
-        return tuple(with_file_functions(item, functions, depth + 1) for item in value)
-    if type(value) is dict:
-        return {key: with_file_functions(item, functions, depth + 1) for key, item in value.items()}
-    return value
+    return _replace(value, lambda item: functions[str(item[FUNCTION])] if _is_marker(item) else None, {})
