@@ -5,8 +5,9 @@ on a captured ``.item()`` that Dynamo cannot guard on). On valid inputs nothing 
 ``correct`` cannot tell. The measure part (``autograder.sandbox.kinds.refusal``) runs a fresh
 compile of the learner's entry on the invalid inputs the master drew from the schedule and
 reports, per input, whether it returned or what raised; this decides from that plain data alone:
-it passes only when every input raised while the compiled code ran (not a compile failure), of
-one of ``types`` when they are given.
+it passes only when every invalid input raised while the compiled code ran (not a compile
+failure), of one of ``types`` when they are given, and every valid call placed between them (at
+places only the judge knows) returned.
 
 Parameters: ``inputs`` (required: the master function), ``types`` (optional: exception type
 names that count as a refusal, e.g. ``["RuntimeError", "ValueError"]``; default: any exception
@@ -46,6 +47,18 @@ def decide_refusals(spec, outcomes: list[dict], exercise) -> CheckResult:
     return CheckResult.outcome(spec, True, f"All {total} invalid inputs were refused while the compiled code ran.")
 
 
+def decide_mixed(spec, outcomes: list[dict], refused: list[bool], exercise) -> CheckResult:
+    """The invalid inputs came between valid ones: every valid one must return, then as above."""
+    if len(outcomes) != len(refused):
+        return CheckResult.outcome(spec, False, f"{len(outcomes)} outcomes came back for {len(refused)} inputs: the grade cannot be trusted.")
+    for outcome, invalid in zip(outcomes, refused):
+        if not invalid and not outcome["returned"]:
+            return CheckResult.outcome(spec, False, f"A valid batch, run among the invalid ones, raised {outcome['type']} "
+                                       f"({outcome['message']}): what is refused must depend on the batch, not on the calls "
+                                       f"before it. {_lesson(spec, exercise)}")
+    return decide_refusals(spec, [outcome for outcome, invalid in zip(outcomes, refused) if invalid], exercise)
+
+
 @decides("refuses", facts=REFUSES_FACTS)
 def check_refuses(spec, ev: Evidence) -> CheckResult:
     failed = measure_failed(spec, ev)
@@ -53,4 +66,7 @@ def check_refuses(spec, ev: Evidence) -> CheckResult:
         return failed
     if ev.measurement.error or ev.facts.get("not_run"):
         return CheckResult.outcome(spec, False, "Not measured: the valid inputs did not all run (see the other checks).")
-    return decide_refusals(spec, ev.facts.get("outcomes") or [], ev.exercise)
+    refused = ev.reference.get("refused")
+    if refused is None:
+        return decide_refusals(spec, ev.facts.get("outcomes") or [], ev.exercise)
+    return decide_mixed(spec, ev.facts.get("outcomes") or [], list(refused), ev.exercise)

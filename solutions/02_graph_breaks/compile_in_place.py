@@ -43,10 +43,10 @@
 #
 # [[fair]]
 # name = "bound_function"
-# why = "Net.forward compiled as a plain function and bound to this one instance"
+# why = "Net.forward compiled as a plain function and bound to this one instance with functools.partial"
 #
 # [[wrong]]
-# name = "original_module"
+# name = "compiled_and_dropped"
 # breaks = "still_a_net"
 # fails = ["same_model"]
 # message = "ran no compiled code"
@@ -69,7 +69,7 @@ and `load_for_eval` are the evaluation team's: leave them as they are.
 import torch
 
 # BEGIN FAIR bound_function
-# import types
+# import functools
 # END FAIR
 
 
@@ -98,12 +98,12 @@ def prepare(model, backend="inductor"):
     # return model
     # END FAIR
     # BEGIN FAIR bound_function
-    # model.forward = types.MethodType(torch.compile(Net.forward, backend=backend), model)
+    # model.forward = functools.partial(torch.compile(Net.forward, backend=backend), model)
     # return model
     # END FAIR
-    # BEGIN WRONG original_module
-    # compiled = torch.compile(model, backend=backend)
-    # return compiled._orig_mod
+    # BEGIN WRONG compiled_and_dropped
+    # torch.compile(model, backend=backend)  # the compiled wrapper is made and dropped
+    # return model
     # END WRONG
     # BEGIN WRONG wrapped_layers
     # model.lin1 = torch.compile(model.lin1, backend=backend)

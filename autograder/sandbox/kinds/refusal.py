@@ -2,7 +2,8 @@
 
 - reference: the master's function named by ``inputs``, called with the schedule the grader drew
   (so the invalid inputs vary with the seed like the valid ones), gives one tuple of arguments
-  per input that must be refused; they go to the learner's process as a probe's inputs;
+  per input that must be refused; they go to the learner's process as a probe's inputs, each
+  between valid calls of the schedule at places drawn from the seed (the judge alone knows which);
 - measure: a fresh compile of the learner's entry (``probe.measure``, with the options and driver
   of the common measurement), one call per invalid input; for each, plain data: whether it returned and, if it
   raised, the error's kind (``exception``: raised while the code ran; ``graph_break`` or
@@ -17,8 +18,29 @@ from autograder.sandbox.plain import to_plain
 
 @references("refuses")
 def refuses_reference(spec, ref) -> Prepared:
-    inputs = [tuple(args) for args in getattr(ref.master, spec.params["inputs"])(ref.calls)]
-    return Prepared(learner={"inputs": to_plain(inputs)})
+    """The invalid inputs, each between valid calls of the schedule at places drawn from the seed, so
+    that what is refused must be told from the batch itself, never from how many calls came before."""
+    import copy
+
+    import torch
+
+    invalid = [tuple(args) for args in getattr(ref.master, spec.params["inputs"])(ref.calls)]
+    gen = torch.Generator().manual_seed(int(ref.seed) * 7919 + 17)
+    valid = [tuple(args) for args in ref.calls]
+
+    def some_valid() -> list:
+        count = 1 + int(torch.randint(2, (1,), generator=gen))
+        return [copy.deepcopy(valid[int(torch.randint(len(valid), (1,), generator=gen))]) for _ in range(count)]
+
+    mixed, refused = [], []
+    for args in invalid:
+        before = some_valid() if valid else []
+        mixed += before + [args]
+        refused += [False] * len(before) + [True]
+    after = some_valid() if valid else []
+    mixed += after
+    refused += [False] * len(after)
+    return Prepared(learner={"inputs": to_plain(mixed)}, judge={"refused": refused})
 
 
 def measure_refusals(entry, inputs: list, options: dict, prefer_file: str | None = None, driver=None) -> list[dict]:
