@@ -29,6 +29,15 @@ as_root = pytest.mark.skipif(not AS_ROOT, reason="identities of its own and PID 
 SEED = 4
 
 
+@pytest.fixture(autouse=True)
+def boundary_only(monkeypatch):
+    """The trust boundary on its own (the judge, the reference child, the plain-data channel, the
+    watch): the static policy and the audit hook, which refuse many of these attacks before any
+    child starts, are switched off here; tests/test_attacks.py runs them through every layer."""
+    monkeypatch.setitem(grader_module.DEFENCES, "policy", False)
+    monkeypatch.setitem(grader_module.DEFENCES, "audit", False)
+
+
 def not_passed(result):
     assert not result.passed, result.message
     assert result.message, "every failed grade explains itself"
@@ -266,7 +275,7 @@ def test_class8_an_answer_equal_to_everything_is_no_answer(submission):
 def test_class8_answers_are_compared_as_plain_normalised_data(submission):
     fair = swap(solution("logs_breaks_guards"), '"failed_guard_on_call_3": "reduce == \'sum\'"',
                 '"failed_guard_on_call_3": "  reduce == \'sum\'\\n"')
-    fair = swap(fair, '"breaking_line": 37', '"breaking_line": 37.0')
+    fair = swap(fair, '"breaking_line": 40', '"breaking_line": 40.0')
     assert grade("logs_breaks_guards", submission(fair), seed=SEED).passed
     wrong = swap(solution("logs_breaks_guards"), '"failed_guard_on_call_3": "reduce == \'sum\'"', '"failed_guard_on_call_3": "reduce"')
     result = not_passed(grade("logs_breaks_guards", submission(wrong), seed=SEED))
