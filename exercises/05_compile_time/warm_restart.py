@@ -16,7 +16,6 @@ What the grader checks:
 
 import torch
 
-
 class Mixer(torch.nn.Module):
     """A tower of low-rank residual layers: each one adds x @ down[i] @ up[i] to x."""
 

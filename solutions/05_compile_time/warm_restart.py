@@ -71,11 +71,6 @@ import torch
 # BEGIN WRONG kept_in_memory
 # KEPT = {}
 # END WRONG
-# BEGIN WRONG file_beside
-# from pathlib import Path
-# END WRONG
-
-
 class Mixer(torch.nn.Module):
     """A tower of low-rank residual layers: each one adds x @ down[i] @ up[i] to x."""
 
@@ -123,8 +118,8 @@ def save_compile_state() -> bytes:
     # return b""
     # END WRONG
     # BEGIN WRONG file_beside
-    # Path("compile_state.bin").write_bytes(torch.compiler.save_cache_artifacts()[0])
-    # return b"compile_state.bin"
+    # torch.save(torch.compiler.save_cache_artifacts()[0], "compile_state.pt")
+    # return b"compile_state.pt"
     # END WRONG
     # BEGIN WRONG empty_blob
     # torch.compiler.save_cache_artifacts()
@@ -156,7 +151,7 @@ def load_compile_state(blob: bytes) -> None:
     # torch.compiler.load_cache_artifacts(KEPT["artifacts"])
     # END WRONG
     # BEGIN WRONG file_beside
-    # torch.compiler.load_cache_artifacts(Path(blob.decode()).read_bytes())
+    # torch.compiler.load_cache_artifacts(torch.load(blob.decode()))
     # END WRONG
     # BEGIN WRONG empty_blob
     # if blob:

@@ -24,8 +24,8 @@
 # checks = ["log_answers"]
 #
 # [[fair]]
-# name = "located_in_code"
-# why = "counts the two line numbers from the functions' first lines instead of typing them, so they follow the file"
+# name = "written_differently"
+# why = "the same facts written another way: the line as a float, the guard with the spaces and newline a copy from the log brings, the count as a float"
 #
 # [[fair]]
 # name = "parsed_from_copied_log"
@@ -127,12 +127,12 @@ ANSWERS = {
 #     "recompiles_on_call_4": None,
 # }
 # END STARTER
-# BEGIN FAIR located_in_code
-# ANSWERS = {  # line numbers counted from the `def` lines, so they follow the file
-#     "breaking_line": count_flagged.__code__.co_firstlineno + 1,  # its first statement: the log's innermost frame
-#     "recompiled_on_call_3": f"torch_dynamo_resume_in_score_at_{score.__code__.co_firstlineno + 3}",  # the call of count_flagged
-#     "failed_guard_on_call_3": "reduce == 'sum'",
-#     "recompiles_on_call_4": 3,
+# BEGIN FAIR written_differently
+# ANSWERS = {
+#     "breaking_line": 40.0,
+#     "recompiled_on_call_3": " torch_dynamo_resume_in_score_at_47 ",
+#     "failed_guard_on_call_3": "  reduce == 'sum'\n",
+#     "recompiles_on_call_4": 3.0,
 # }
 # END FAIR
 # BEGIN FAIR parsed_from_copied_log

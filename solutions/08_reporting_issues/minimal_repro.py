@@ -4,7 +4,7 @@
 # syllabus = ["8.3", "8.1"]
 # entry = "fn"
 # # The planted bug is a decomposition in Inductor's table: the file imports and fills it.
-# scan_allow = ["import:torch._inductor.decomposition", "write:torch._inductor.decomposition.decompositions"]
+# scan_allow = ["import:torch._inductor.decomposition", "write:torch._inductor.decomposition.decompositions", "import:torch._decomp", "private:torch.ops.aten._assert_scalar"]
 # starter_fails = ["reproducer"]
 # timeout = 150
 # hints = [
