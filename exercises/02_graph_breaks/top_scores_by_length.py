@@ -18,8 +18,8 @@ What the grader checks:
 import torch
 
 
-# TODO: make this compile with fullgraph=True; invalid batches must still raise
 def top_scores(scores, lengths):
+    # TODO: make this compile with fullgraph=True; invalid batches must still raise
     k = lengths.max().item()
     if k < 1 or k > scores.shape[-1]:
         raise ValueError(f"the longest length, {k}, is outside 1..{scores.shape[-1]}")

@@ -89,10 +89,10 @@ compiles it with `fullgraph=True`, where it raises on every batch.
 import torch
 
 
-# BEGIN STARTER
-# # TODO: make this compile with fullgraph=True; invalid batches must still raise
-# END STARTER
 def top_scores(scores, lengths):
+    # BEGIN STARTER
+    # # TODO: make this compile with fullgraph=True; invalid batches must still raise
+    # END STARTER
     k = lengths.max().item()
     # BEGIN SOLUTION
     torch._check(k >= 1, lambda: "every batch needs a sequence of at least one token")
