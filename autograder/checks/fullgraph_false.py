@@ -197,7 +197,10 @@ def helper_lines(source: str, dotted: str) -> tuple[int, int] | None:
         return None
     node = None
     for part in dotted.split("."):
-        node = next((n for n in scope if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == part), None)
+        # The last definition of the name: the one Python binds (a notebook's answer cell may show
+        # the code it replaces above it).
+        node = next((n for n in reversed(scope) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                     and n.name == part), None)
         if node is None:
             return None
         scope = node.body
