@@ -183,6 +183,8 @@ def _run(exercise, job: dict, shown: str, seed: int, timeout, warm) -> Result:
         result.extra.update({"cause": "machine", "stage": "machine", "grader_output": run.output_tail[-2000:]})
         return result
     extra = {"sandbox": verdict.get("sandbox") or []}
+    if verdict.get("phases_s"):
+        extra["phases_s"] = verdict["phases_s"]
     if not verdict.get("ok"):
         result = _error(exercise, shown, verdict.get("message") or "The grader could not run your file.", seed,
                         verdict.get("output_tail", ""), torch=verdict.get("torch", ""), device=verdict.get("device", ""))

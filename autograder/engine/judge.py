@@ -310,7 +310,15 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
     from autograder.sandbox.kinds import MEASURERS
 
     base = {"sandbox": list(confinement)}
+    phases, mark = {}, time.monotonic()  # where a grading's time goes (result.extra["phases_s"])
 
+    def lap(name: str) -> None:
+        nonlocal mark
+        now = time.monotonic()
+        phases[name] = round(now - mark, 3)
+        mark = now
+
+    base["phases_s"] = phases
     # The reference child's data; it ends before any learner code starts.
     reference = channel.Reader(ref_r)
     channel.read_until([reference], lambda: any(name in ("judge", "failed") for name, _ in reference.frames), deadline)
@@ -328,6 +336,7 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
                 "message": f"The grader's own reference run of this exercise failed ({why}): a fault of the grader or the machine, "
                            "not of your file."}
     expected = channel.decode(judge_blob)
+    lap("reference")
 
     exercise = parse_master(Path(job["master"]))  # the judge's own copy: every threshold and rule comes from here
     inductor = ids.inductor_blocks_the_drop(exercise) if identity is not None else None
@@ -390,6 +399,7 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
         learner.end()
         message = str(exc) if isinstance(exc, Rejected) else f"The grading process sent something the grader does not accept ({exc})."
         return {**base, "ok": False, "cause": "learner", "stage": "rejected", "message": message, "output_tail": learner.tail()}
+    lap("learner_structure")
     base["sandbox"] = list(phase1["sandbox"]) + base["sandbox"]
     base.update({"torch": phase1["torch"], "device": phase1["device"]})
     if phase1["stage"] != "graded":
@@ -417,6 +427,8 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
                 learner.end()
                 return {**base, "ok": False, "cause": "learner", "stage": "rejected", "message": str(exc), "output_tail": learner.tail()}
     judgement.decide_costly(structure_ok, phase2)
+    if phase2 is not None:
+        lap("learner_costly")
     learner.end()
     if learner.facts.frames or learner.facts.error:  # anything after the last report: not the grader's code
         return rejected("data after its last report" if learner.facts.frames else learner.facts.error)
