@@ -26,6 +26,9 @@
 #
 # For a small model on a fast backend these costs can be a large part of the call. This chapter
 # shows the knobs that cut them, from the safest to the ones that can silently give wrong answers.
+# (On a GPU, `mode="reduce-overhead"` and its CUDA graphs cut another cost, that of launching each
+# kernel; the guards are still evaluated before the CUDA graph is replayed, so it does not replace
+# these knobs. This CPU course does not measure it.)
 # By the end you will be able to:
 #
 # - turn parameters from per-call inputs into parts of the graph, and say when that is wrong (6.1);
