@@ -1084,7 +1084,8 @@ assert isinstance(limit_error, torch._dynamo.exc.FailOnRecompileLimitHit)
 # ### Exercise: skip_recompile_limit
 #
 # [exercises/02_graph_breaks/skip_recompile_limit.py](../exercises/02_graph_breaks/skip_recompile_limit.py):
-# twelve batch sizes under `dynamic=False`; the last four calls are silently eager.
+# a recurrent model is served sequences of many lengths, compiled with the default settings; past
+# a point, most calls are silently eager. Serve every call compiled, with the limit as it is.
 
 # %%
 # !{sys.executable} ../exercises/02_graph_breaks/skip_recompile_limit.py 2>&1 | tail -n 20
