@@ -45,6 +45,17 @@ _CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE, s
 def main() -> None:
     """The cold judge: a fresh interpreter; the job is one JSON line on stdin."""
     job = json.loads(sys.stdin.readline())
+    if job.get("parent"):
+        from autograder.sandbox import processes
+
+        def stop(signum, frame):  # the front end is gone or gave up (Ctrl-C): nothing of the grading may outlive it
+            processes.kill_descendants()
+            os._exit(128 + signum)
+
+        signal.signal(signal.SIGTERM, stop)
+        processes.die_with_parent(signal.SIGTERM)  # a front end killed outright takes its grading with it
+        if os.getppid() != job["parent"]:
+            os._exit(0)
     result_fd = os.dup(job["result_fd"])
     os.close(job["result_fd"])
     run_job(job, result_fd)

@@ -75,19 +75,27 @@ def run_child(job: dict, timeout: float) -> ChildRun:
         drainer.start()
         timed_out = False
         try:
-            process.stdin.write((json.dumps({**job, "result_fd": write_fd, "limit": timeout, "workdir": workdir,
-                                              "drop_privileges": drop_wanted()}) + "\n").encode())
-            process.stdin.close()
-        except BrokenPipeError:
-            pass
-        try:
-            process.wait(timeout=judge_allowance(timeout))
-        except subprocess.TimeoutExpired:
-            timed_out = True
-        try:  # the judge's session: whatever is left of it goes too
-            os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+            try:
+                process.stdin.write((json.dumps({**job, "result_fd": write_fd, "limit": timeout, "workdir": workdir,
+                                                  "drop_privileges": drop_wanted(), "parent": os.getpid()}) + "\n").encode())
+                process.stdin.close()
+            except BrokenPipeError:
+                pass
+            try:
+                process.wait(timeout=judge_allowance(timeout))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+        finally:  # also on Ctrl-C in the front end: the judge cleans up what it started, then its session goes
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    pass
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         process.wait()
         reader.join(timeout=5)
         drainer.join(timeout=5)
