@@ -241,7 +241,7 @@ def judge(job: dict) -> dict:
     if root and not job.get("drop_privileges", True):
         kept_root = f"privileges kept: {ids.DROP_SWITCH}=0"
     elif root:
-        kept_root = ids.packages_block_the_drop()
+        kept_root = ids.packages_block_the_drop() or ids.work_folder_blocks_the_drop(job["workdir"])
     contained = root and processes.may_unshare_pid()  # then nothing of an earlier grading can still run under a pool id
     identity = ids.allocate(sweep=not contained) if root and kept_root is None else None
     scratch = ids.prepare_scratch(job["workdir"], identity)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from autograder.engine.clock import MAX_CREDIT
 from autograder.format.exercise import ROOT
-from autograder.sandbox.identity import drop_wanted
+from autograder.sandbox.identity import drop_wanted, work_folder_base
 
 OUTPUT_KEEP = 8000  # characters of the judge's own output kept (for a grader failure; the learner's comes in the verdict)
 GRACE_S = 60.0  # how long past the grading's limit a judge may take (the reference run, deciding, cleaning up)
@@ -60,7 +60,7 @@ def run_child(job: dict, timeout: float) -> ChildRun:
     read_fd, write_fd = os.pipe()
     env = child_environment()
     launcher = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from autograder.engine.judge import main; main()"
-    with tempfile.TemporaryDirectory(prefix="autograder-") as workdir:
+    with tempfile.TemporaryDirectory(prefix="autograder-", dir=work_folder_base()) as workdir:
         process = subprocess.Popen(
             [sys.executable, "-I", "-c", launcher],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
