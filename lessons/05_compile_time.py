@@ -536,6 +536,21 @@ if previous_cache_dir is not None:  # back to the folder this notebook started w
 check("warm_restart")
 
 # %% [markdown]
+# ### Exercise: rerank_cold_start
+#
+# The chapter's last exercise has no pointer: a re-ranking service spends far more time compiling
+# at every start than its model should need. Measure where the compile time goes (5.5), find the
+# two causes the earlier sections taught you to recognise, and make the cold compile at least 1.7
+# times faster, with the model still one graph. Edit
+# [exercises/05_compile_time/rerank_cold_start.py](../exercises/05_compile_time/rerank_cold_start.py):
+
+# %%
+# !{sys.executable} ../exercises/05_compile_time/rerank_cold_start.py
+
+# %%
+check("rerank_cold_start")
+
+# %% [markdown]
 # ## Summary
 #
 # - Remove recompiles first: a Python float knob, or any value that changes, belongs in a tensor
