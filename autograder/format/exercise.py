@@ -87,6 +87,8 @@ CHECK_KINDS: dict[str, set[str]] = {
     "refuses": {"inputs", "types"},
     # A restart that gets only the saved cache artifacts compiles from them, and faster (checks/caches.py):
     "warm_start": {"save", "load", "min_ratio", "backend", "timeout"},
+    # A later run of the job, in a new process with the cache folder kept, compiles at most `max` graphs (checks/caches.py):
+    "later_run": {"max", "runs"},
 }
 # The dodges a no_dodge check can look for (checks_breaks.py says how each is detected).
 DODGES = {"disable", "allow_in_graph", "is_compiling", "set_stance", "eager_fallback"}

@@ -37,7 +37,7 @@ from .guards import (  # noqa: F401
     recording_filter, guard_report, lookup_us,
 )
 from .compile_cost import (  # noqa: F401
-    CountingBackend, compile_with, cold_compile, cold_compile_seconds, frame_report, compile_times_table,
+    CountingBackend, compile_with, cold_compile, cold_compile_seconds, frame_report, compile_times_table, job_reruns, file_reruns,
 )
 from .warm_start import warm_start_report  # noqa: F401
 from .trace import (  # noqa: F401
