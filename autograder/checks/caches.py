@@ -1,4 +1,12 @@
-"""The ``warm_start`` kind (chapter 5, compile caches): a restarted process given only the bytes
+"""The ``warm_start`` and ``later_run`` kinds (chapter 5, compile caches).
+
+``later_run``: the job run again as new processes would (each a fresh import of the learner's
+file and a reset Dynamo, the compile-cache folder kept, ``probe.job_reruns``); every run after the
+first compiles at most ``max`` graphs, and the first compiles at least one. What the first run
+learned reaches the next only through the folder (profile-guided recompilation under
+``torch.compiler.config.job_id``).
+
+``warm_start``: a restarted process given only the bytes
 the learner's code saved compiles from the cache, and measurably faster than a cold start.
 
 The measure part (``autograder.sandbox.kinds.caches``) is ``probe.warm_start_report``: a cold start in a forked child with an empty
