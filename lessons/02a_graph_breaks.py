@@ -396,9 +396,9 @@ assert as_tensors.graphs == 1 and as_floats.graphs == 2 and as_floats.recompiles
 # %% [markdown]
 # ### Exercise: io_calibration
 #
-# A calibration step reads its parameters from a JSON file mid-computation. Move the reading out:
+# A calibration step reads its parameters from a JSON file mid-computation, and `fullgraph=True`
+# stops there. Make it one graph that serves every calibration file, with the same results:
 # [exercises/02_graph_breaks/io_calibration.py](../exercises/02_graph_breaks/io_calibration.py).
-# (Lesson 1's `breaks_checkpoint` was the same strategy for writing a file.)
 
 # %%
 # !{sys.executable} ../exercises/02_graph_breaks/io_calibration.py 2>&1 | tail -n 20
@@ -507,6 +507,30 @@ for fn in (gate_cond, gate_where):
     assert t.graphs == 1 and t.compiled_calls == 2
     for sign in (1, -1):
         assert torch.equal(fn(sign * torch.ones(4)), gate(sign * torch.ones(4)))
+
+# %% [markdown]
+# Both keep a branch that really depends on the batch. Some conditions only look data-dependent: a
+# switch that was stored as a tensor, say, and never changes while the batches flow. Then the fix
+# is to read it *outside*: the caller turns it into a Python `bool` once, and the compiled function
+# branches on that, which Dynamo decides while tracing and guards (a new value would compile once
+# more):
+
+# %%
+CLIP = torch.tensor(True)           # a switch someone stored as a tensor
+
+
+def respond(x, clip):
+    if clip:                        # a branch on a tensor's value: a break
+        return x.clamp(-1, 1)
+    return x
+
+
+brk = graph_break(respond, torch.randn(4), CLIP)
+hoisted = tally_calls(respond, [(torch.randn(4), bool(CLIP)), (torch.randn(4), bool(CLIP))], fullgraph=True)
+print("the tensor switch:          ", brk.gb_id, brk)
+print("bool(CLIP), read by the caller:", hoisted)
+assert brk.gb_id == "GB0170"  # "Data-dependent branching"
+assert hoisted.graphs == 1 and hoisted.compiled_calls == 2
 
 # %% [markdown]
 # Reading a value out of a tensor is data-dependent too, but on torch 2.13 `fullgraph` changes the

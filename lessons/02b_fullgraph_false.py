@@ -156,8 +156,8 @@ assert brk.gb_id == "GB0008"  # "Attempted to inline function marked as skipped"
 # %% [markdown]
 # Not every one of those breaks is forever. The `backward()` break is a setting: Dynamo's own hint
 # for it names `trace_autograd_ops` (the setting is `torch._dynamo.config.trace_autograd_ops`), and
-# with it on (experimental on 2.13) the backward pass is traced into the graph. A step without an optimizer then compiles with
-# `fullgraph=True`:
+# with it on (experimental on 2.13) the backward pass is traced into the graph. A step without an
+# optimizer then compiles with `fullgraph=True`:
 
 # %%
 def loss_and_grads(x, y):
@@ -1028,8 +1028,31 @@ assert "'scale'" in notice  # the warning names the function
 assert automatic.graphs == 2 and automatic.compiled_calls == 10
 
 # %% [markdown]
-# Eight graphs, and the last two calls ran eagerly. With a break in the function, its second half
-# is a frame of its own, a resume function, and it has a limit of its own too:
+# Eight graphs, and the last two calls ran eagerly. And "eagerly" includes what the function
+# calls: a call past the limit skips its nested calls too, so a helper that Dynamo would compile
+# on its own, were it called from plain Python, is not compiled there either (the eager call of
+# `outer_scale` calls `smooth` without a single new graph):
+
+# %%
+def smooth(x):
+    return torch.cos(x) + 1
+
+
+def outer_scale(x):
+    return smooth(x * 2)
+
+
+with logged_warnings():
+    nested = tally_calls(outer_scale, lengths, dynamic=False)
+on_its_own = tally_calls(smooth, lengths[limit:], dynamic=False)
+print("outer_scale, 10 lengths:        ", nested)
+print("smooth alone, the last 2 lengths:", on_its_own)
+assert nested.graphs == limit and nested.compiled_calls == limit  # no graph for smooth past the limit
+assert on_its_own.graphs == 2  # called directly, the same two calls compile
+
+# %% [markdown]
+# With a break in the function, its second half is a frame of its own, a resume function, and it
+# has a limit of its own too:
 
 # %%
 def scale_with_break(x):
@@ -1061,7 +1084,8 @@ assert isinstance(limit_error, torch._dynamo.exc.FailOnRecompileLimitHit)
 # ### Exercise: skip_recompile_limit
 #
 # [exercises/02_graph_breaks/skip_recompile_limit.py](../exercises/02_graph_breaks/skip_recompile_limit.py):
-# twelve batch sizes under `dynamic=False`; the last four calls are silently eager.
+# a recurrent model is served sequences of many lengths, compiled with the default settings; past
+# a point, most calls are silently eager. Serve every call compiled, with the limit as it is.
 
 # %%
 # !{sys.executable} ../exercises/02_graph_breaks/skip_recompile_limit.py 2>&1 | tail -n 20

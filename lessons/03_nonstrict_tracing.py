@@ -19,10 +19,11 @@
 #
 # Dynamo (chapter 1) reads your function's bytecode. What it cannot put in the graph it keeps as
 # Python, and it guards almost every assumption it made (lesson 1.3.2 names the few it does not by
-# default), so a compiled function means what the Python meant. *Non-strict tracing* is the other way to get a graph: run the function once, with
-# stand-in tensors, and write down every tensor operation that happens. Python itself (the
-# `if`s, the loops, the prints, the reads of globals) runs during that one run and leaves no trace
-# in the graph. Nothing is guarded. The graph is then replayed on later inputs as it is.
+# default), so a compiled function means what the Python meant. *Non-strict tracing* is the other
+# way to get a graph: run the function once, with stand-in tensors, and write down every tensor
+# operation that happens. Python itself (the `if`s, the loops, the prints, the reads of globals)
+# runs during that one run and leaves no trace in the graph. Nothing is guarded. The graph is then
+# replayed on later inputs as it is.
 #
 # You meet non-strict tracing in three places:
 #

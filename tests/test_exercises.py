@@ -5,6 +5,8 @@ ids name the chapter, so ``-k dynamo_core`` selects chapter 1. The FAIR and WRON
 graded in tests/test_variants.py.
 """
 
+import re
+
 import pytest
 
 from autograder.authoring import dev
@@ -71,3 +73,32 @@ def test_chapter_one_has_requirements_and_the_difficulty_ladder():
         assert "exactly those of" not in text, "backend='eager' does not give Inductor's guards exactly"
     for prediction in ("guards_predict", "dynamic_predict"):  # the file never measures, so it cannot print answers
         assert "tally" not in starters[prediction] and "experiment(" not in starters[prediction]
+
+
+def eager_backend_comments(text):
+    """Each block of consecutive comment lines of ``text`` that names ``backend="eager"``."""
+    blocks, block = [], []
+    for line in text.splitlines() + [""]:
+        if line.lstrip().startswith("#"):
+            block.append(line.strip())
+        else:
+            if any('backend="eager"' in comment for comment in block):
+                blocks.append(" ".join(block))
+            block = []
+    return blocks
+
+
+def test_no_starter_says_the_eager_backend_recompiles_as_inductor_does():
+    """The eager backend shows Dynamo's graphs, breaks, guards and recompiles; Inductor may add guards
+    while it lowers (lesson 1.5), so a comment that speaks for the eager backend's guards or
+    recompiles says so (content review finding 1)."""
+    unqualified = [f"{e.id}: {block}" for e in EXERCISES for block in eager_backend_comments(e.starter.read_text())
+                   if re.search(r"guard|recompil|limit", block) and "of its own" not in block]
+    assert unqualified == []
+
+
+def test_the_eager_backend_comment_scan_can_fail():
+    said = '# backend="eager" runs the captured graphs as they are: the same graphs, recompiles and limit as\n# any backend.\nx = 1\n'
+    qualified = '# backend="eager": the guards are Dynamo\'s (Inductor may add a few of its own).\nx = 1\n'
+    assert len(eager_backend_comments(said)) == 1 and re.search("recompil", eager_backend_comments(said)[0])
+    assert "of its own" in eager_backend_comments(qualified)[0]

@@ -96,7 +96,7 @@ class _Learner:
         self.cpu_s = 0.0
         self.killed_by_judge = False
 
-    def wait_for(self, name: str, deadline: float) -> bytes | None:
+    def wait_for(self, name: str, deadline) -> bytes | None:
         """The body of the frame ``name`` once it arrived (None if it did not); raises ``Forged`` for a frame
         not sealed with this grading's key, or a second one of a kind the grader's code sends once."""
         from autograder.sandbox import channel
@@ -172,10 +172,11 @@ class _Learner:
         return self.output.tail.decode("utf-8", "replace")[-OUTPUT_KEEP:]
 
 
-def _death(learner: _Learner, timed_out: bool, limit: float, cpu_limit: float) -> dict:
+def _death(learner: _Learner, timed_out: bool, limit: float, cpu_limit: float, waited: float = 0.0) -> dict:
     """What ended a learner child that did not report, and whose fault it was."""
     if timed_out:
-        return {"cause": "timeout", "message": f"Grading stopped after {limit:.0f} s. Does your code loop forever, or wait for "
+        more = f" (and {waited:.0f} s more that it waited for a CPU on a busy machine)" if waited >= 1 else ""
+        return {"cause": "timeout", "message": f"Grading stopped after {limit:.0f} s{more}. Does your code loop forever, or wait for "
                                                "input? Run the file yourself to see where it hangs."}
     status = learner.status or 0
     if learner.killed_by_judge:  # alive, but it closed the channel the grader reads
@@ -217,9 +218,10 @@ def judge(job: dict) -> dict:
     from autograder.sandbox import identity as ids, probe, processes  # noqa: F401 - probe: both children use it
     from autograder.sandbox.kinds import all as _kinds  # noqa: F401 - which parameters each measure needs
 
-    started = time.monotonic()
+    from autograder.engine.clock import Clock
+
     limit = float(job["limit"])
-    deadline = started + limit
+    clock = Clock(limit)  # the limit, and the time the grading's processes waited for a CPU on top
     confinement = []
     if processes.become_subreaper():
         confinement.append("subreaper")
@@ -285,7 +287,7 @@ def judge(job: dict) -> dict:
         confinement.append("a PID namespace of its own")
 
     try:
-        return _grade(job, learner, ref_pid, ref_r, deadline, limit, identity, kept_root, scratch, confinement)
+        return _grade(job, learner, ref_pid, ref_r, clock, limit, identity, kept_root, scratch, confinement)
     finally:
         learner.end()
         try:
@@ -301,7 +303,7 @@ def judge(job: dict) -> dict:
                 pass
 
 
-def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, kept_root, scratch, confinement) -> dict:
+def _grade(job, learner: _Learner, ref_pid, ref_r, clock, limit, identity, kept_root, scratch, confinement) -> dict:
     from autograder.checks.reporting import static_problems
     from autograder.checks.tracing import measures_itself
     from autograder.engine.verdict import Judgement, Rejected
@@ -321,7 +323,7 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
     base["phases_s"] = phases
     # The reference child's data; it ends before any learner code starts.
     reference = channel.Reader(ref_r)
-    channel.read_until([reference], lambda: any(name in ("judge", "failed") for name, _ in reference.frames), deadline)
+    channel.read_until([reference], lambda: any(name in ("judge", "failed") for name, _ in reference.frames), clock.deadline)
     failed = reference.take("failed")
     learner_blob, judge_blob = reference.take("learner"), reference.take("judge")
     try:
@@ -331,7 +333,7 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
     os.waitpid(ref_pid, 0)
     if failed is not None or judge_blob is None or learner_blob is None:
         why = channel.decode(failed).get("message", "") if failed is not None else (
-            "it did not finish in time" if time.monotonic() >= deadline else "it ended without a report")
+            "it did not finish in time" if clock.expired() else "it ended without a report")
         return {**base, "ok": False, "cause": "grader", "stage": "reference",
                 "message": f"The grader's own reference run of this exercise failed ({why}): a fault of the grader or the machine, "
                            "not of your file."}
@@ -370,11 +372,11 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
     cpu_limit = 2 * limit + 10
 
     def ended(default_stage: str) -> dict:
-        timed_out = time.monotonic() >= deadline and learner.alive()
+        timed_out = clock.expired() and learner.alive()
         if not timed_out:
             learner.settle_exit()
         learner.end()
-        death = _death(learner, timed_out, limit, cpu_limit)
+        death = _death(learner, timed_out, limit, cpu_limit, clock.credit)
         return {**base, "ok": False, "stage": default_stage, **death, "output_tail": learner.tail()}
 
     def rejected(why: str) -> dict:
@@ -384,7 +386,7 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
                            "to the grader's channels."}
 
     try:
-        body = learner.wait_for("phase1", deadline)
+        body = learner.wait_for("phase1", clock.deadline)
     except Forged as exc:
         return rejected(str(exc))
     if body is None and learner.facts.error:
@@ -416,7 +418,7 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
         learner.send("go" if wanted else "stop")
         if wanted:
             try:
-                body = learner.wait_for("phase2", deadline)
+                body = learner.wait_for("phase2", clock.deadline)
             except Forged as exc:
                 return rejected(str(exc))
             if body is None:
@@ -429,6 +431,8 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, deadline, limit, identity, ke
     judgement.decide_costly(structure_ok, phase2)
     if phase2 is not None:
         lap("learner_costly")
+    clock.sample()
+    phases["waited_for_cpu"] = round(clock.credit, 3)  # credited to the limit: the machine's load, not the learner's time
     learner.end()
     if learner.facts.frames or learner.facts.error:  # anything after the last report: not the grader's code
         return rejected("data after its last report" if learner.facts.frames else learner.facts.error)

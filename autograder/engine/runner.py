@@ -16,11 +16,18 @@ import tempfile
 import threading
 from dataclasses import dataclass
 
+from autograder.engine.clock import MAX_CREDIT
 from autograder.format.exercise import ROOT
 from autograder.sandbox.identity import drop_wanted
 
 OUTPUT_KEEP = 8000  # characters of the judge's own output kept (for a grader failure; the learner's comes in the verdict)
 GRACE_S = 60.0  # how long past the grading's limit a judge may take (the reference run, deciding, cleaning up)
+
+
+def judge_allowance(limit: float) -> float:
+    """How long a judge may take for a grading limited to ``limit`` s: the limit, the time its processes
+    may be credited for waiting for a CPU (``engine/clock.py``), and the grace."""
+    return limit * (1 + MAX_CREDIT) + GRACE_S
 _PASS_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TORCHINDUCTOR_CACHE_DIR", "CUDA_VISIBLE_DEVICES",
              "OMP_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "VIRTUAL_ENV",
              "AUTOGRADER_PREIMPORT", "AUTOGRADER_UID_BASE", "AUTOGRADER_UID_POOL", "AUTOGRADER_NPROC", "AUTOGRADER_WORKERS")
@@ -74,7 +81,7 @@ def run_child(job: dict, timeout: float) -> ChildRun:
         except BrokenPipeError:
             pass
         try:
-            process.wait(timeout=timeout + GRACE_S)
+            process.wait(timeout=judge_allowance(timeout))
         except subprocess.TimeoutExpired:
             timed_out = True
         try:  # the judge's session: whatever is left of it goes too

@@ -39,7 +39,7 @@ import tempfile
 import threading
 import time
 
-from autograder.engine.runner import GRACE_S, OUTPUT_KEEP, ChildRun, child_environment
+from autograder.engine.runner import OUTPUT_KEEP, ChildRun, child_environment, judge_allowance
 from autograder.format.exercise import ROOT
 from autograder.sandbox import processes
 from autograder.sandbox.identity import drop_wanted
@@ -286,7 +286,7 @@ def _run_forked(judge, job: dict, control: _Control | None = None, private=(), k
     os.close(result_w)
     os.close(output_w)
     try:
-        result, output, timed_out = _collect(pid, result_r, output_r, timeout + GRACE_S, control)
+        result, output, timed_out = _collect(pid, result_r, output_r, judge_allowance(timeout), control)
     finally:
         _current_child = None  # _collect killed its process group
     _, status = os.waitpid(pid, 0)
@@ -369,7 +369,7 @@ class WarmRunner:
                     extra = {"memory_limit": self.memory_limit} if self.memory_limit else {}
                     self._process.stdin.write(json.dumps({**job, **extra, "timeout": timeout, "drop_privileges": drop_wanted()}) + "\n")
                     self._process.stdin.flush()
-                    reply = self._read_reply(timeout + GRACE_S + 30)
+                    reply = self._read_reply(judge_allowance(timeout) + 30)
                 except (BrokenPipeError, OSError, TimeoutError, ValueError, AttributeError):  # AttributeError: closed meanwhile
                     reply = None
                 if reply is not None:

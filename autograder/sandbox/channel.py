@@ -154,17 +154,18 @@ class Reader:
         return sum(1 for seen, _ in self.frames if seen == name)
 
 
-def read_until(readers: list, done, deadline: float, others=()) -> bool:
+def read_until(readers: list, done, deadline, others=()) -> bool:
     """Feed ``readers`` (and call ``other.feed()`` for each of ``others``, e.g. an output drain) until
-    ``done()`` is true (True) or ``deadline`` (time.monotonic) passes or every reader is closed (False)."""
+    ``done()`` is true (True) or ``deadline`` (time.monotonic; or a function returning it, asked on
+    every turn: a deadline that may move) passes or every reader is closed (False)."""
     while not done():
         open_ones = [r for r in (*readers, *others) if not r.closed]
         if not any(not r.closed for r in readers):
             return done()
-        remaining = deadline - time.monotonic()
+        remaining = (deadline() if callable(deadline) else deadline) - time.monotonic()
         if remaining <= 0:
             return False
-        ready, _, _ = select.select([r.fd for r in open_ones], [], [], min(remaining, 1.0))
+        ready, _, _ = select.select([r.fd for r in open_ones], [], [], min(remaining, 0.5))
         for source in open_ones:
             if source.fd in ready:
                 source.feed()

@@ -10,7 +10,7 @@ yours to keep right, it is not graded.
 
 What the grader checks:
 - `encode` compiles as one graph with `fullgraph=True`: no graph break.
-- `encode` returns `(embedding, hidden)`: the row-normalised embedding, and the hidden activations for its caller to save.
+- `encode` returns `(embedding, hidden)`: the row-normalised embedding and the hidden activations.
 """
 
 import torch

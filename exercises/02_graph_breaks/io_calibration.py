@@ -1,7 +1,7 @@
 # Exercise io_calibration: One compiled calibration step for every calibration file
 # Edit this file, then check it with:  ./course check io_calibration
 # Stuck? ./course hint io_calibration   Start over: ./course reset io_calibration
-"""Keep file reading out of the compiled function.
+"""Make `calibrate` one graph that serves every calibration file.
 
 `calibrate` centres a batch of sensor readings and applies a per-channel calibration that it reads
 from a JSON file in the middle of the computation. The grader compiles `calibrate` with

@@ -32,7 +32,7 @@
 #
 # [[requirements]]
 # id = "hands_back_hidden"
-# text = "`encode` returns `(embedding, hidden)`: the row-normalised embedding, and the hidden activations for its caller to save."
+# text = "`encode` returns `(embedding, hidden)`: the row-normalised embedding and the hidden activations."
 # checks = ["correct"]
 #
 # [[fair]]

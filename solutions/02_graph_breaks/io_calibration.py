@@ -92,7 +92,7 @@
 # fails = ["graphs"]
 # message = "0 graph\\(s\\) compiled"
 # ///
-"""Keep file reading out of the compiled function.
+"""Make `calibrate` one graph that serves every calibration file.
 
 `calibrate` centres a batch of sensor readings and applies a per-channel calibration that it reads
 from a JSON file in the middle of the computation. The grader compiles `calibrate` with

@@ -182,7 +182,7 @@ if __name__ == "__main__":
 
     logging.basicConfig(level=logging.WARNING, format="%(message)s")
     sequences = [torch.randn(2, steps, 8) for steps in (3, 7, 1, 12, 5, 9, 2, 11, 6, 10, 4, 8, 3, 7)]
-    # backend="eager" runs the captured graphs as they are: the same graphs, recompiles and limit as
-    # any backend, without Inductor's compile time.
+    # backend="eager" runs the captured graphs as they are, without Inductor's compile time: the
+    # graphs, guards and recompiles are Dynamo's (Inductor may add a few guards of its own).
     tally = tally_run(rnn, lambda compiled: [run(compiled, x) for x in sequences], backend="eager")
     print(tally)

@@ -1,0 +1,99 @@
+"""A grading's limit does not count the time its processes waited for a CPU (engine/clock.py).
+
+The machine is made busy the same way every time: this test's process and five busy loops share
+one CPU, so a grading there gets about a sixth of it."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from autograder.engine import clock as clock_module
+from autograder.engine.clock import Clock
+from autograder.engine.grader import grade
+from conftest import ROOT
+
+pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="the run-queue wait is read from Linux's /proc")
+
+SOLUTION = ROOT / "solutions/01_dynamo_core/trace_tolist.py"
+
+
+@pytest.fixture
+def one_busy_cpu():
+    """This process and five busy loops on one CPU (the grading children inherit the affinity)."""
+    before = os.sched_getaffinity(0)
+    cpu = min(before)
+    os.sched_setaffinity(0, {cpu})
+    loop = f"import os\nos.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass\n"
+    hogs = [subprocess.Popen([sys.executable, "-c", loop]) for _ in range(5)]
+    try:
+        yield
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+        os.sched_setaffinity(0, before)
+
+
+def test_the_credit_never_exceeds_the_time_elapsed_or_the_cap(one_busy_cpu):
+    worker = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        clock = Clock(0.2, root=worker.pid, max_credit=2.0)
+        time.sleep(1.0)
+        clock.sample()
+        assert 0 < clock.credit <= 0.4 + 1e-9  # the cap: 2 x 0.2 s, though the worker waited longer
+        unbounded = Clock(100.0, root=worker.pid)
+        time.sleep(0.5)
+        unbounded.sample()
+        assert 0 < unbounded.credit <= time.monotonic() - unbounded.started
+    finally:
+        worker.kill()
+        worker.wait()
+
+
+def test_waiting_a_grading_causes_itself_earns_nothing():
+    # Three busy processes of one tree on one CPU wait two thirds of the time, but the CPU is
+    # theirs: a fork bomb or a thread per core cannot buy itself a longer limit. (What other
+    # processes of this shared machine take of that CPU is credited: at most the time the three
+    # did not run.)
+    cpu = min(os.sched_getaffinity(0))
+    tree = subprocess.Popen([sys.executable, "-c", (
+        f"import os, subprocess, sys\nos.sched_setaffinity(0, {{{cpu}}})\n"
+        "busy = [subprocess.Popen([sys.executable, '-c', 'while True: pass']) for _ in range(3)]\n"
+        "busy[0].wait()\n")])
+    try:
+        time.sleep(0.5)
+        clock = Clock(100.0, root=tree.pid)
+        time.sleep(1.5)
+        clock.sample()
+        elapsed = time.monotonic() - clock.started
+        assert clock.waited_s > 0.5 * elapsed  # they did wait, each for the others
+        assert clock.credit <= elapsed - clock.ran_s + 0.05
+    finally:
+        for pid in __import__("autograder.sandbox.processes", fromlist=["x"]).descendants(tree.pid):
+            os.kill(pid, 9)
+        tree.kill()
+        tree.wait()
+
+
+def test_a_fair_solution_on_a_starved_cpu_is_not_timed_out(one_busy_cpu, monkeypatch):
+    # Its reference and learner children need more wall time than the limit here, all of it waiting
+    # for the CPU; without the credit (MAX_CREDIT 0, checked when this test was written) the same
+    # grading stops with "Does your code loop forever?".
+    monkeypatch.setenv("AUTOGRADER_WARM", "0")
+    result = grade("trace_tolist", SOLUTION, seed=1, warm=False, timeout=1.0)
+    assert result.passed, result.message
+    assert result.extra["phases_s"]["waited_for_cpu"] > 0.1
+
+
+def test_a_loop_forever_still_stops_on_a_starved_cpu(one_busy_cpu, tmp_path):
+    looping = tmp_path / "trace_tolist.py"
+    looping.write_text((ROOT / "exercises/01_dynamo_core/trace_tolist.py").read_text(encoding="utf-8") + "\nwhile True:\n    pass\n")
+    started = time.monotonic()
+    result = grade("trace_tolist", looping, seed=1, warm=False, timeout=1.0)
+    elapsed = time.monotonic() - started
+    assert result.status == "error" and "stopped after 1 s" in result.message and "waited for a CPU" in result.message
+    # The limit and at most MAX_CREDIT limits more, plus a cold judge's start on a quarter of a CPU.
+    assert elapsed < 1.0 * (1 + clock_module.MAX_CREDIT) + 25
