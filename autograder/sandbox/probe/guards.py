@@ -38,8 +38,9 @@ def recording_filter(user_filter=None, config_keys=(), configs: list | None = No
 def guard_report(fn, calls, options: dict, driver=None, config_keys=()) -> dict:
     """Compile ``fn`` (its guards filtered by ``options["guard_filter_fn"]`` if any), run the schedule and
     report: guards offered/kept (summed over compiles), graph inputs (placeholders) of each graph,
-    graphs, for each call whether compiled code ran with guard evaluation skipped (the stance), and
-    for each compile the values ``config_keys`` had when it built its guards (``config_at_compile``:
+    graphs, for each call whether compiled code ran with guard evaluation skipped (the stance), and,
+    when ``config_keys`` names some (None: every key), for each compile the values they had when it
+    built its guards (``config_at_compile``:
     the settings that shaped the compiled code, whether set globally or in a ``config.patch`` block
     around the call; read after the schedule, a block's setting is gone and a late one looks early)."""
     clean_state()
@@ -71,9 +72,12 @@ def guard_report(fn, calls, options: dict, driver=None, config_keys=()) -> dict:
             break
         stances.append(skipped_runs[0] > before)
     clean_state()
-    return {"offered": sum(s[0] for s in seen), "kept": sum(s[1] for s in seen), "compiles": len(seen),
-            "inputs": [sum(1 for n in gm.graph.nodes if n.op == "placeholder") for gm in tally.graphs],
-            "graphs": len(tally.graphs), "skipped_eval": stances, "error": error, "config_at_compile": configs}
+    report = {"offered": sum(s[0] for s in seen), "kept": sum(s[1] for s in seen), "compiles": len(seen),
+              "inputs": [sum(1 for n in gm.graph.nodes if n.op == "placeholder") for gm in tally.graphs],
+              "graphs": len(tally.graphs), "skipped_eval": stances, "error": error}
+    if config_keys is None or config_keys:
+        report["config_at_compile"] = configs
+    return report
 
 
 
