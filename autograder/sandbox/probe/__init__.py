@@ -32,6 +32,7 @@ from .measurement import (  # noqa: F401
 )
 from .counts import (  # noqa: F401
     Tally, tally_run, Outcome, run_case, tally_calls, fullgraph_error, guard_count, CallRecord, call_timeline, python_version,
+    frames_compiled,
 )
 from .guards import (  # noqa: F401
     recording_filter, guard_report, lookup_us,

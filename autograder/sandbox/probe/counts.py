@@ -15,6 +15,13 @@ from .state import clean_state
 from .tally import GraphTally, _recompile_index
 
 
+def frames_compiled() -> int:
+    """How many frames Dynamo has tried to compile in this process so far (a count that only grows)."""
+    from torch._dynamo.utils import counters
+
+    return int(counters["frames"]["total"])
+
+
 # -- for lessons and for masters that compute the truth live ---------------------------------
 
 @dataclass
