@@ -41,10 +41,8 @@ def vendor_gate(x):
 # --- end of vendor code ------------------------------------------------------------------------
 
 
-# TODO: make block compile with fullgraph=True; the vendor code above is not yours to edit.
-
-
 def block(x, weight):
+    # TODO: make block compile with fullgraph=True; the vendor code above is not yours to edit.
     h = x @ weight
     h = vendor_gate(h)
     return torch.relu(h) + h.mean()

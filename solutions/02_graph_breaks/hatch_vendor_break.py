@@ -142,7 +142,6 @@ def vendor_gate(x):
 # --- end of vendor code ------------------------------------------------------------------------
 
 
-# TODO: make block compile with fullgraph=True; the vendor code above is not yours to edit.
 # BEGIN SOLUTION
 vendor_softclip = torch._dynamo.nonstrict_trace(vendor_softclip)
 # END SOLUTION
@@ -175,6 +174,7 @@ def block(x, weight):
     return torch.relu(h) + h.mean()
     # END SOLUTION
     # BEGIN STARTER
+    # # TODO: make block compile with fullgraph=True; the vendor code above is not yours to edit.
     # h = x @ weight
     # h = vendor_gate(h)
     # return torch.relu(h) + h.mean()
