@@ -263,3 +263,27 @@ def test_a_course_in_a_folder_closed_to_others_is_graded_as_root_with_the_reason
         assert closed_package_folder([opened, closed]) == closed
     finally:
         shutil.rmtree(base, ignore_errors=True)
+
+
+@as_root
+def test_a_temporary_folder_closed_to_others_does_not_stop_the_grading(tmp_path, monkeypatch):
+    # TMPDIR under a 0700 home folder: a grading's own user could not enter its work folder there
+    # ("Permission denied: .../scratch", every grading an error). The work folder goes to /tmp
+    # instead; where even that is closed, the grading keeps root and says why.
+    import tempfile
+
+    from autograder.engine import runner
+
+    closed = tmp_path / "home"
+    (closed / "tmp").mkdir(parents=True)
+    closed.chmod(0o700)
+    monkeypatch.setenv("TMPDIR", str(closed / "tmp"))
+    monkeypatch.setattr(tempfile, "tempdir", str(closed / "tmp"))
+    solution = ROOT / "solutions/01_dynamo_core/breaks_checkpoint.py"
+    result = grade("breaks_checkpoint", solution, seed=3)
+    assert result.passed, result.message
+    assert any(line.startswith("ran as uid") for line in result.extra["sandbox"]), result.extra["sandbox"]
+    monkeypatch.setattr(runner, "work_folder_base", lambda: None)
+    result = grade("breaks_checkpoint", solution, seed=3, warm=False)
+    assert result.passed, result.message
+    assert any("work folder" in line and "closed to others" in line for line in result.extra["sandbox"]), result.extra["sandbox"]

@@ -343,3 +343,43 @@ def test_edits_a_learner_made_in_exercises_before_the_workspace_become_their_cop
                            capture_output=True, text=True)
     assert reset.returncode == 0 and "# my earlier work" not in copy.read_text(), reset.stdout + reset.stderr
     assert copy.read_text() == (ROOT / "exercises" / "01_dynamo_core" / "trace_tolist.py").read_text()
+
+
+def _alive(pid: int, started: str) -> bool:
+    """Whether ``pid`` is still the process that had start time ``started`` (and not a zombie)."""
+    try:
+        fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[19] == started and fields[0] != "Z"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="reads processes from Linux's /proc")
+def test_ctrl_c_in_a_cold_check_leaves_no_process_of_the_grading(tmp_path):
+    import signal
+    import time
+
+    from autograder.sandbox.processes import descendants
+
+    workspace = tmp_path / "ws"
+    env = {**os.environ, "AUTOGRADER_STATE": str(tmp_path / "s.json"), "AUTOGRADER_WORKSPACE": str(workspace),
+           "NO_COLOR": "1", "AUTOGRADER_WARM": "0", "AUTOGRADER_DEFENCES_OFF": "policy,audit"}
+    first = subprocess.run([sys.executable, "-m", "autograder", "check", "trace_tolist"], cwd=ROOT, env=env,
+                           capture_output=True, text=True)  # makes the learner's copy
+    copy = next(workspace.rglob("trace_tolist.py"))
+    copy.write_text(copy.read_text() + "\nwhile True:\n    pass\n")  # the learner's code is running when Ctrl-C comes
+    proc = subprocess.Popen([sys.executable, "-m", "autograder", "check", "trace_tolist"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline, grading = time.monotonic() + 120, []
+    while time.monotonic() < deadline and len(grading) < 2:  # the judge and its learner child (the reference child is quick)
+        time.sleep(0.5)
+        grading = descendants(proc.pid)
+    assert len(grading) >= 2, (first.stdout, grading)
+    time.sleep(3)  # the learner's loop runs
+    grading = {pid: open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[19] for pid in descendants(proc.pid)}
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in out + err, err
+    time.sleep(1)
+    assert [pid for pid, started in grading.items() if _alive(pid, started)] == []

@@ -45,6 +45,17 @@ _CRASH_SIGNALS = {signal.SIGSEGV, signal.SIGBUS, signal.SIGILL, signal.SIGFPE, s
 def main() -> None:
     """The cold judge: a fresh interpreter; the job is one JSON line on stdin."""
     job = json.loads(sys.stdin.readline())
+    if job.get("parent"):
+        from autograder.sandbox import processes
+
+        def stop(signum, frame):  # the front end is gone or gave up (Ctrl-C): nothing of the grading may outlive it
+            processes.kill_descendants()
+            os._exit(128 + signum)
+
+        signal.signal(signal.SIGTERM, stop)
+        processes.die_with_parent(signal.SIGTERM)  # a front end killed outright takes its grading with it
+        if os.getppid() != job["parent"]:
+            os._exit(0)
     result_fd = os.dup(job["result_fd"])
     os.close(job["result_fd"])
     run_job(job, result_fd)
@@ -230,7 +241,7 @@ def judge(job: dict) -> dict:
     if root and not job.get("drop_privileges", True):
         kept_root = f"privileges kept: {ids.DROP_SWITCH}=0"
     elif root:
-        kept_root = ids.packages_block_the_drop()
+        kept_root = ids.packages_block_the_drop() or ids.work_folder_blocks_the_drop(job["workdir"])
     contained = root and processes.may_unshare_pid()  # then nothing of an earlier grading can still run under a pool id
     identity = ids.allocate(sweep=not contained) if root and kept_root is None else None
     scratch = ids.prepare_scratch(job["workdir"], identity)

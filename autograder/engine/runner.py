@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from autograder.engine.clock import MAX_CREDIT
 from autograder.format.exercise import ROOT
-from autograder.sandbox.identity import drop_wanted
+from autograder.sandbox.identity import drop_wanted, work_folder_base
 
 OUTPUT_KEEP = 8000  # characters of the judge's own output kept (for a grader failure; the learner's comes in the verdict)
 GRACE_S = 60.0  # how long past the grading's limit a judge may take (the reference run, deciding, cleaning up)
@@ -60,7 +60,7 @@ def run_child(job: dict, timeout: float) -> ChildRun:
     read_fd, write_fd = os.pipe()
     env = child_environment()
     launcher = f"import sys; sys.path.insert(0, {str(ROOT)!r}); from autograder.engine.judge import main; main()"
-    with tempfile.TemporaryDirectory(prefix="autograder-") as workdir:
+    with tempfile.TemporaryDirectory(prefix="autograder-", dir=work_folder_base()) as workdir:
         process = subprocess.Popen(
             [sys.executable, "-I", "-c", launcher],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -75,19 +75,27 @@ def run_child(job: dict, timeout: float) -> ChildRun:
         drainer.start()
         timed_out = False
         try:
-            process.stdin.write((json.dumps({**job, "result_fd": write_fd, "limit": timeout, "workdir": workdir,
-                                              "drop_privileges": drop_wanted()}) + "\n").encode())
-            process.stdin.close()
-        except BrokenPipeError:
-            pass
-        try:
-            process.wait(timeout=judge_allowance(timeout))
-        except subprocess.TimeoutExpired:
-            timed_out = True
-        try:  # the judge's session: whatever is left of it goes too
-            os.killpg(process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+            try:
+                process.stdin.write((json.dumps({**job, "result_fd": write_fd, "limit": timeout, "workdir": workdir,
+                                                  "drop_privileges": drop_wanted(), "parent": os.getpid()}) + "\n").encode())
+                process.stdin.close()
+            except BrokenPipeError:
+                pass
+            try:
+                process.wait(timeout=judge_allowance(timeout))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+        finally:  # also on Ctrl-C in the front end: the judge cleans up what it started, then its session goes
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    pass
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
         process.wait()
         reader.join(timeout=5)
         drainer.join(timeout=5)

@@ -42,7 +42,7 @@ import time
 from autograder.engine.runner import OUTPUT_KEEP, ChildRun, child_environment, judge_allowance
 from autograder.format.exercise import ROOT
 from autograder.sandbox import processes
-from autograder.sandbox.identity import drop_wanted
+from autograder.sandbox.identity import drop_wanted, work_folder_base
 
 _READY = "zygote-ready"
 # What the zygote does about the modules torch imports on its first compile (_ModuleLearner):
@@ -260,7 +260,7 @@ def _run_forked(judge, job: dict, control: _Control | None = None, private=(), k
     timeout = float(job.pop("timeout"))
     result_r, result_w = os.pipe()
     output_r, output_w = os.pipe()
-    workdir = _current_workdir = tempfile.mkdtemp(prefix="autograder-")
+    workdir = _current_workdir = tempfile.mkdtemp(prefix="autograder-", dir=work_folder_base())
     zygote = os.getpid()
     gc.freeze()  # what every grading inherits is never traversed by their collectors: no copy-on-write of the whole heap
     pid = os.fork()

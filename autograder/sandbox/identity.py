@@ -162,12 +162,55 @@ def allocate(sweep: bool = True) -> Identity:
     return Identity(uid, gid, f"nobody (uid {uid}, shared: no folder for the grading identities' locks)")
 
 
+SHARED_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm")  # where any user may make files (beside a grading's scratch)
+
+
+def remove_files_of(uid: int, roots=SHARED_WRITABLE, depth: int = 4) -> list[str]:
+    """Delete what ``uid`` left in the folders every user may write (and in such folders inside them):
+    a file torch's C++ code wrote to ``/tmp/...`` raises no audit event, and would outlive the grading
+    for the next one to read. Only called for an identity of the grading's own (never a shared
+    nobody). Returns what it removed."""
+    import shutil
+    import stat
+
+    removed = []
+
+    def walk(folder: str, left: int) -> None:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if info.st_uid == uid:
+                try:
+                    if stat.S_ISDIR(info.st_mode):
+                        shutil.rmtree(entry.path, ignore_errors=True)
+                    else:
+                        os.unlink(entry.path)
+                    removed.append(entry.path)
+                except OSError:
+                    pass
+            elif stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_IWOTH and left > 0:
+                walk(entry.path, left - 1)  # another user's folder that anyone may write into
+
+    for root in roots:
+        if os.path.isdir(root):
+            walk(root, depth)
+    return removed
+
+
 def release(identity: Identity | None, sweep: bool = True) -> None:
-    """Give the identity back; ``sweep``: kill what still runs under it first (not needed after a PID namespace ended)."""
+    """Give the identity back; ``sweep``: kill what still runs under it first (not needed after a PID
+    namespace ended). What it left in the folders every user may write goes in any case."""
     if identity is None or identity.lock_fd is None:
         return
     if sweep:
         kill_all_of(identity.uid)
+    remove_files_of(identity.uid)
     os.close(identity.lock_fd)
     identity.lock_fd = None
 
@@ -318,6 +361,40 @@ def closed_package_folder(folders=None) -> str | None:
 
         folders = [os.path.dirname(os.path.realpath(torch.__file__)), os.path.dirname(os.path.dirname(os.path.realpath(__file__)))]
     return next((folder for folder in folders if not _readable_by_others(folder)), None)
+
+
+def _enterable_by_others(folder: str) -> bool:
+    """Whether a user with no special rights can pass through ``folder`` (it and every folder above it
+    searchable by others)."""
+    import stat
+
+    parts = os.path.realpath(folder).split(os.sep)
+    try:
+        return all(os.stat(os.sep.join(parts[:depth]) or os.sep).st_mode & stat.S_IXOTH for depth in range(1, len(parts) + 1))
+    except OSError:
+        return False
+
+
+def work_folder_base() -> str | None:
+    """Where a grading's work folder goes: the temporary folder (TMPDIR), or, when a grading's own user
+    could not enter that (a TMPDIR under a 0700 home folder), ``/tmp`` if it can be entered; None for
+    the default when there is no drop to make."""
+    import tempfile
+
+    if not _running_as_root() or not drop_wanted():
+        return None
+    default = tempfile.gettempdir()
+    if _enterable_by_others(default):
+        return None
+    return "/tmp" if os.path.isdir("/tmp") and _enterable_by_others("/tmp") else None
+
+
+def work_folder_blocks_the_drop(workdir: str) -> str | None:
+    """The reason to keep root for a grading whose work folder its own user could not enter, or None."""
+    if _enterable_by_others(os.path.dirname(os.path.realpath(workdir))):
+        return None
+    return (f"privileges kept: the grading's work folder {workdir} is inside a folder closed to others; "
+            "to grade as a user of its own, set TMPDIR to a folder others may enter (chmod o+x)")
 
 
 def packages_block_the_drop() -> str | None:
