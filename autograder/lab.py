@@ -15,6 +15,7 @@ from autograder.sandbox.probe import (  # noqa: F401
     guard_report, lookup_us, read_trace, recording_filter, run_case, run_reproducer, structured_trace, tally_calls,
     tally_run, warm_start_report,
 )
+from autograder.sandbox.probe import file_reruns as job_reruns  # noqa: F401  (a file's job, run again as new processes)
 from autograder.sandbox.probe.drift import TorchChanged, drift  # noqa: F401
 from autograder.sandbox.probe.messages import (  # noqa: F401
     captured_log, failed_guard, gb_id, gb_type_of, graph_break, guard_log, logged_warnings, parse_guard_tree, read_torch_logs,

@@ -90,10 +90,23 @@ def test_the_master_itself_is_runnable_python_with_the_fix(tmp_path):
     (lambda t: t.replace("# points = 2", "# points = -1"), "points"),
     (lambda t: t.replace('"""Make f one graph."""\n', ""), "docstring"),
     (lambda t: t.replace("# entry = \"f\"", "# entry = \"f\"\n# colour = 3"), "unknown header keys"),
+    (lambda t: t.replace("# entry = \"f\"", "# entry = \"f\"\n# capstone = \"yes\""), "capstone is true or false"),
 ])
 def test_authors_get_a_clear_error(tmp_path, change, message):
     with pytest.raises(ExerciseFormatError, match=message):
         parse_master(write(tmp_path, change(GOOD)))
+
+
+def test_a_capstone_comes_last_in_its_chapter_and_a_chapter_has_one(tmp_path):
+    from autograder.format.exercise import discover
+
+    late = GOOD.replace('# syllabus = ["1.2"]', '# syllabus = ["1.5"]')
+    write(tmp_path, late, name="demo_late.py")
+    write(tmp_path, GOOD.replace('# entry = "f"', '# entry = "f"\n# capstone = true'), name="demo_capstone.py")
+    assert [e.id for e in discover(tmp_path / "solutions")] == ["demo_late", "demo_capstone"]
+    write(tmp_path, late.replace('# entry = "f"', '# entry = "f"\n# capstone = true'), name="demo_second.py")
+    with pytest.raises(ExerciseFormatError, match="already has a capstone"):
+        discover(tmp_path / "solutions")
 
 
 def test_bad_id_is_rejected(tmp_path):

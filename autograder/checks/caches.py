@@ -1,4 +1,12 @@
-"""The ``warm_start`` kind (chapter 5, compile caches): a restarted process given only the bytes
+"""The ``warm_start`` and ``later_run`` kinds (chapter 5, compile caches).
+
+``later_run``: the job run again as new processes would (each a fresh import of the learner's
+file and a reset Dynamo, the compile-cache folder kept, ``probe.job_reruns``); every run after the
+first compiles at most ``max`` graphs, and the first compiles at least one. What the first run
+learned reaches the next only through the folder (profile-guided recompilation under
+``torch.compiler.config.job_id``).
+
+``warm_start``: a restarted process given only the bytes
 the learner's code saved compiles from the cache, and measurably faster than a cold start.
 
 The measure part (``autograder.sandbox.kinds.caches``) is ``probe.warm_start_report``: a cold start in a forked child with an empty
@@ -119,3 +127,35 @@ def check_warm_start(spec, ev: Evidence) -> CheckResult:
     if failed:
         return failed
     return decide_warm_start(spec, ev.facts, ev.expected[0] if ev.expected else None, ev.exercise)
+
+
+LATER_RUN_FACTS = Record({}, {"graphs": ListOf(Int(0, 10**6), 20), "reasons": ListOf(Maybe(Text(600)), 20),
+                              "error": Maybe(Text(600)), "measure_failed": Text(2000)})
+
+
+@decides("later_run", facts=LATER_RUN_FACTS)
+def check_later_run(spec, ev: Evidence) -> CheckResult:
+    """Each later run of the job (a new process, the cache folder kept) compiles at most ``max``
+    graphs; the first run may pay what it must learn."""
+    failed = measure_failed(spec, ev)
+    if failed:
+        return failed
+    f, limit = ev.facts, spec.params.get("max", 1)
+    graphs = f["graphs"]
+    if f["error"]:
+        return CheckResult.outcome(spec, False, f"Not measured: run {len(graphs)} of the job raised {f['error']}. "
+                                   "The first failed check says why.")
+    if not graphs or graphs[0] == 0:
+        return CheckResult.outcome(spec, False, "The first run of the job compiled no graph: code that runs eagerly is no "
+                                   f"fix for compile time. {_lesson(spec, ev.exercise)}")
+    runs = ", ".join(f"run {number}: {count}" for number, count in enumerate(graphs, 1))
+    message = (f"Graphs compiled per run of the job, each run a new process that keeps only the compile-cache folder "
+               f"({runs}); a later run may compile at most {limit}.")
+    late = [(number, count) for number, count in enumerate(graphs[1:], 2) if count > limit]
+    if not late:
+        return CheckResult.outcome(spec, True, message)
+    number, _ = late[0]
+    reason = f["reasons"][number - 1] if number - 1 < len(f["reasons"]) else None
+    why = (f" Run {number} compiled again what run 1 had already learned; the guard that failed: {reason}." if reason
+           else f" Run {number} compiled as many graphs as a first run.")
+    return CheckResult.outcome(spec, False, f"{message}{why} {_lesson(spec, ev.exercise)}")

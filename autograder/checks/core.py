@@ -250,7 +250,7 @@ def _advice(truths: list) -> str:
 
 ANSWERS_FACTS = Record({}, {"given": Plain(), "defined": Bool(), "function_defined": Bool(),
                             "variants": ListOf(Either(Record({"value": Plain()}), Record({"raised": Text(1000)})), 1000),
-                            "measure_failed": Text(2000)})
+                            "frames_compiled": Int(0, 10**9), "measure_failed": Text(2000)})
 
 
 @decides("answers", facts=ANSWERS_FACTS)
@@ -289,6 +289,11 @@ def _check_variants(spec, ev: Evidence, lesson: str, examples: int = 0) -> Check
         return CheckResult.outcome(spec, False, f"Define a function `{function}`: the grader calls it with parameters it draws "
                                    f"afresh on each grading ({len(truths)} this time) and compares with what it measures itself.")
     got = ev.facts.get("variants") or []
+    compiled = ev.facts.get("frames_compiled") or 0
+    if compiled:
+        return CheckResult.outcome(spec, False, f"`{function}` compiled code while it answered ({compiled} frame(s) went through "
+                                   "torch.compile): it ran the experiment instead of predicting it. Write the rule you found "
+                                   f"as plain Python that computes the answer from the parameters. {lesson}")
     for number, truth in enumerate(truths, start=1):
         seen = got[number - 1] if number - 1 < len(got) else None
         shown = ", ".join(f"{k}={v!r}" for k, v in (variants[number - 1] if number - 1 < len(variants) else {}).items())

@@ -10,7 +10,8 @@ no graph compiled fails: there is nothing compiled to time.
   around the learner's own (``COMPILE_OPTIONS["guard_filter_fn"]``), runs the schedule, and checks
   the guards kept (``max_kept``, ``min_kept_fraction``), the graph inputs of each graph
   (``max_inputs``: parameters installed as free tensors are no inputs) and ``config`` (dynamo
-  config keys that must hold these values while the learner's code runs);
+  config keys that must hold these values at every compile, read while each compile builds its
+  guards: a ``config.patch`` block around the learner's call counts, a setting made afterwards not);
 - ``subgraphs``: at least ``min`` ``invoke_subgraph`` calls in the graphs (nested_compile_region
   reused the traced region), and at most ``max_graphs`` graphs;
 - ``stance_calls``: at least ``min`` calls of the schedule ran compiled code under
@@ -42,7 +43,7 @@ REPORT = Record({"offered": Int(0, 10**9), "kept": Int(0, 10**9), "compiles": In
                  "graphs": Int(0, 10**7), "skipped_eval": ListOf(Bool()), "error": Maybe(Text(2000))})
 
 
-@decides("guards", facts=Record({}, {"report": REPORT, "config": Plain(), "measure_failed": Text(2000)}))
+@decides("guards", facts=Record({}, {"report": REPORT, "config_at_compile": ListOf(Plain(), 10**5), "measure_failed": Text(2000)}))
 def check_guards(spec, ev: Evidence) -> CheckResult:
     p = spec.params
     failed = measure_failed(spec, ev)
@@ -64,11 +65,17 @@ def check_guards(spec, ev: Evidence) -> CheckResult:
         said.append(f"graph inputs per graph: {report['inputs']}")
         if any(n > p["max_inputs"] for n in report["inputs"]):
             problems.append(f"each graph may take at most {p['max_inputs']} input(s); parameters and buffers gathered as inputs are per-call work")
-    seen = ev.facts.get("config") if isinstance(ev.facts.get("config"), dict) else {}
+    compiles = [seen if isinstance(seen, dict) else {} for seen in ev.facts.get("config_at_compile") or []]
     for key, value in (p.get("config") or {}).items():
-        now = seen.get(key)
-        if type(now) is not type(value) or now != value:
-            problems.append(f"torch._dynamo.config.{key} is {now!r} while your code runs; this exercise needs {value!r}")
+        off = [(number, seen.get(key)) for number, seen in enumerate(compiles, 1)
+               if type(seen.get(key)) is not type(value) or seen.get(key) != value]
+        if not compiles:
+            problems.append(f"no compile was seen building guards, so torch._dynamo.config.{key} could not be read")
+        elif off:
+            number, now = off[0]
+            problems.append(f"torch._dynamo.config.{key} was {now!r} when {len(off)} of {len(compiles)} compile(s) built "
+                            f"their guards (the first: compile {number}); this exercise needs {value!r} while your code "
+                            "compiles, since a setting made after a compile does not change the guards it built")
     message = "; ".join(said) + "."
     if problems:
         return CheckResult.outcome(spec, False, f"{message} But {'; '.join(problems)}. {_lesson(spec, ev.exercise)}")

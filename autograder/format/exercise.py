@@ -88,6 +88,8 @@ CHECK_KINDS: dict[str, set[str]] = {
     "refuses": {"inputs", "types"},
     # A restart that gets only the saved cache artifacts compiles from them, and faster (checks/caches.py):
     "warm_start": {"save", "load", "min_ratio", "backend", "timeout"},
+    # A later run of the job, in a new process with the cache folder kept, compiles at most `max` graphs (checks/caches.py):
+    "later_run": {"max", "runs"},
 }
 # The dodges a no_dodge check can look for (checks_breaks.py says how each is detected).
 DODGES = {"disable", "allow_in_graph", "is_compiling", "set_stance", "eager_fallback"}
@@ -208,6 +210,9 @@ class Exercise:
     requirements: list[Requirement] = field(default_factory=list)
     fair: list[FairFix] = field(default_factory=list)
     wrong: list[WrongFix] = field(default_factory=list)
+    # The chapter's "find it yourself" exercise, drawing on several of its sections: it comes last
+    # in the chapter's course order, whatever its first syllabus ID.
+    capstone: bool = False
 
     @property
     def chapter_number(self) -> int:
@@ -574,7 +579,7 @@ def parse_master(path: Path) -> Exercise:
         _expect(key in header, where, f"the header needs '{key}'")
     known = {"format_version", "title", "syllabus", "section", "entry", "factory", "compile", "submission_may_set",
              "allow_config", "checks", "starter_fails", "hints", "timeout", "config_may_add", "driver", "scan_allow",
-             "requirements", "fair", "wrong"}
+             "requirements", "fair", "wrong", "capstone"}
     unknown = set(header) - known
     _expect(not unknown, where, f"unknown header keys {sorted(unknown)}")
     syllabus = [str(s) for s in header["syllabus"]]
@@ -592,6 +597,7 @@ def parse_master(path: Path) -> Exercise:
         _expect(isinstance(tokens, list) and set(tokens) <= CONFIG_ADDITIONS and bool(tokens), where,
                 f"config_may_add.{key} must be a list drawn from {sorted(CONFIG_ADDITIONS)}")
         _expect(key not in header.get("allow_config", []), where, f"{key} is in both allow_config and config_may_add; keep one")
+    _expect(header.get("capstone", False) in (True, False), where, "capstone is true or false")
     driver = header.get("driver")
     _expect(driver is None or (isinstance(driver, str) and driver.isidentifier()), where, "driver must name a function in the file")
 
@@ -708,6 +714,7 @@ def parse_master(path: Path) -> Exercise:
         requirements=requirements,
         fair=fair,
         wrong=wrong,
+        capstone=header.get("capstone", False) is True,
     )
 
 
@@ -832,17 +839,23 @@ def _code_shape(source: str) -> str:
 
 def _sort_key(exercise: Exercise):
     section = tuple(int(p) for p in exercise.syllabus[0].split("."))
-    return (exercise.chapter, section, exercise.id)
+    return (exercise.chapter, exercise.capstone, section, exercise.id)
 
 
 def discover(root: Path = SOLUTIONS) -> list[Exercise]:
-    """Every exercise, in course order (chapter, then first syllabus ID, then id)."""
+    """Every exercise, in course order (chapter, then first syllabus ID, then id; a chapter's
+    capstone last). A chapter has at most one capstone."""
     exercises = [parse_master(path) for path in sorted(root.glob("[0-9][0-9]_*/*.py"))]
     seen: dict[str, Path] = {}
     for exercise in exercises:
         if exercise.id in seen:
             raise ExerciseFormatError(f"exercise id {exercise.id!r} is used twice: {seen[exercise.id]} and {exercise.master}")
         seen[exercise.id] = exercise.master
+    capstones: dict[str, str] = {}
+    for exercise in exercises:
+        if exercise.capstone and capstones.setdefault(exercise.chapter, exercise.id) != exercise.id:
+            raise ExerciseFormatError(f"{exercise.master}: chapter {exercise.chapter} already has a capstone, "
+                                      f"{capstones[exercise.chapter]!r}; a chapter ends with one")
     return sorted(exercises, key=_sort_key)
 
 

@@ -122,7 +122,7 @@ RESTRICTED = {
     "autograder": {"lab"} | {f"lab.{name}.*" for name in (
         "tally_calls", "tally_run", "run_case", "frame_report", "guard_report", "guard_names", "guard_count",
         "compilations", "captured_graphs", "call_log", "call_timeline", "GraphTally", "fullgraph_error", "lookup_us",
-        "compile_times_table", "config_defaults", "graph_diagram", "starter_line")},
+        "compile_times_table", "config_defaults", "graph_diagram", "starter_line", "job_reruns")},
 }
 RESTRICTED_WHY = {
     "os": "os.environ, os.path and a few plain queries (os.getcwd, os.cpu_count)",

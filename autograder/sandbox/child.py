@@ -321,7 +321,7 @@ def run(job: dict, data: dict, out, reader) -> dict:
     lab = Lab(exercise=exercise, submission=submission, entry=entry, driver=driver, calls=calls, options=options,
               measurement=measurement, filename=path, source=source, code_objects=own_code, data=data.get("checks", {}),
               starter=job.get("starter"), scratch=job["scratch"], allowed_before=allowed_before,
-              extra={"reports": reports, "measures_itself": job["measures_itself"]})
+              extra={"reports": reports, "measures_itself": job["measures_itself"], "config_after_import": config_kept})
 
     facts = _measure_all(job, lab, registry, costly=False)
     watched += [v for v in _violations(watch) if v not in watched]

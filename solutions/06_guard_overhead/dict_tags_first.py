@@ -62,6 +62,16 @@
 # name = "keep_all_filter"
 # why = "a guard filter of one's own that keeps every entry, instead of no filter, with the two config settings made in `make_model`"
 #
+# [[fair]]
+# name = "patched_around_call"
+# why = "both settings in a `torch._dynamo.config.patch` block around the model call in `run` (the context-manager form of lesson 6.3), nothing set globally: every compile happens inside the block"
+#
+# [[wrong]]
+# name = "set_after_compile"
+# breaks = "fast_path"
+# fails = ["fast_path"]
+# message = "use_recursive_dict_tags_for_guards was False when 1 of \\d+ compile\\(s\\) built their guards \\(the first: compile 1\\)"
+#
 # [[wrong]]
 # name = "tags_only"
 # breaks = "follows_schedule"
@@ -84,7 +94,7 @@
 # name = "filter_removed"
 # breaks = "fast_path"
 # fails = ["fast_path"]
-# message = "use_recursive_dict_tags_for_guards is False while your code runs"
+# message = "use_recursive_dict_tags_for_guards was False when \\d+ of \\d+ compile\\(s\\) built their guards"
 #
 # [[wrong]]
 # name = "eager_model"
@@ -139,6 +149,12 @@ torch._dynamo.config.assume_dunder_attributes_remain_unchanged = False
 # torch._dynamo.config.assume_dunder_attributes_remain_unchanged = False
 # END WRONG
 # BEGIN WRONG filter_removed
+# COMPILE_OPTIONS = {"guard_filter_fn": None}
+# END WRONG
+# BEGIN FAIR patched_around_call
+# COMPILE_OPTIONS = {"guard_filter_fn": None}
+# END FAIR
+# BEGIN WRONG set_after_compile
 # COMPILE_OPTIONS = {"guard_filter_fn": None}
 # END WRONG
 
@@ -196,14 +212,29 @@ def run(model, x, scale, k):
         model.scale = scale
     # BEGIN SOLUTION
     model.set_width(k)
+    return model(x)
     # END SOLUTION
     # BEGIN STARTER
     # model.set_width(k)
+    # return model(x)
     # END STARTER
     # BEGIN FAIR width_attribute
     # model.k = k
+    # return model(x)
     # END FAIR
-    return model(x)
+    # BEGIN FAIR patched_around_call
+    # model.set_width(k)
+    # with torch._dynamo.config.patch(use_recursive_dict_tags_for_guards=True,
+    #                                 assume_dunder_attributes_remain_unchanged=False):
+    #     return model(x)
+    # END FAIR
+    # BEGIN WRONG set_after_compile
+    # model.set_width(k)
+    # answer = model(x)  # the first call compiles here, before the settings below
+    # torch._dynamo.config.use_recursive_dict_tags_for_guards = True
+    # torch._dynamo.config.assume_dunder_attributes_remain_unchanged = False
+    # return answer
+    # END WRONG
 
 
 # BEGIN GRADER

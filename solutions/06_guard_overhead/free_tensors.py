@@ -50,6 +50,10 @@
 # name = "swap_data"
 # why = "gives each existing parameter the loaded tensor as its data (`.data =`): the parameter objects the graph holds stay"
 #
+# [[fair]]
+# name = "patched_around_call"
+# why = "the setting in a `torch._dynamo.config.patch` block around the model call in `run` (the context-manager form of lesson 6.1), not set for the whole process"
+#
 # [[wrong]]
 # name = "toggle_only"
 # breaks = "follows_reload"
@@ -95,6 +99,9 @@ torch._dynamo.config.install_free_tensors = True
 # BEGIN WRONG inputs_kept
 # # install_free_tensors left off: every parameter stays a graph input
 # END WRONG
+# BEGIN FAIR patched_around_call
+# # install_free_tensors is set around the model call in `run` only
+# END FAIR
 
 
 class Tower(torch.nn.Module):
@@ -144,7 +151,16 @@ def reload(model, weights):
 def run(model, x, weights):
     if weights is not None:
         reload(model, weights)
+    # BEGIN SOLUTION
     return model(x)
+    # END SOLUTION
+    # BEGIN STARTER
+    # return model(x)
+    # END STARTER
+    # BEGIN FAIR patched_around_call
+    # with torch._dynamo.config.patch(install_free_tensors=True):
+    #     return model(x)
+    # END FAIR
 
 
 # BEGIN GRADER

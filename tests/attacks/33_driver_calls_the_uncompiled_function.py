@@ -1,10 +1,10 @@
 # /// attack
-# exercise = "recompile_float_knob"
+# exercise = "rerank_cold_start"
 # class = 8
 # kind = "compile_time"
-# why = "the driver ignores the compiled function: no recompile, correct results, zero compile time"
+# why = "the driver ignores the compiled model and calls the module inside it: no recompile, correct results, zero compile time"
 # costly = true
 # waits_for = "trust"
 # ///
-def run(fn, x, temperature):
-    return score(x, temperature)
+def run(model, x, temperature):
+    return model._orig_mod(x, temperature)

@@ -1,11 +1,11 @@
 # /// attack
-# exercise = "recompile_float_knob"
+# exercise = "rerank_cold_start"
 # class = 8
 # kind = "compile_time"
-# why = "the driver runs the compiled function under force_eager and restores the stance"
+# why = "the driver runs the compiled model under force_eager and restores the stance"
 # costly = true
 # waits_for = "trust"
 # ///
-def run(fn, x, temperature):
+def run(model, x, temperature):
     with torch.compiler.set_stance("force_eager"):
-        return fn(x, temperature)
+        return model(x, temperature)

@@ -34,3 +34,31 @@ def warm_start_measure(spec, lab) -> dict:
 
     return probe.warm_start_report(make, lab.calls[0], functions["save"], functions["load"],
                                    timeout=float(p.get("timeout", 120)))
+
+
+@measures("later_run", params=("runs",))
+def later_run_measure(spec, lab) -> dict:
+    """The job run again as new processes would run it (``probe.job_reruns``): each run imports the
+    learner's file afresh (what its import sets, a job id included, is set again) and starts from a
+    reset Dynamo, in a cache folder of its own under the grading's scratch folder, so what the main
+    measurement left in the grading's cache neither helps nor hinders it."""
+    import tempfile
+    import types
+
+    import torch
+
+    from autograder.sandbox import probe
+
+    folder = tempfile.mkdtemp(prefix="later-run-", dir=lab.scratch)
+    code = compile(lab.source, lab.filename, "exec", dont_inherit=True)
+
+    def start():
+        module = types.ModuleType("submission")
+        module.__file__ = lab.filename
+        torch.manual_seed(0)
+        exec(code, module.__dict__)  # noqa: S102 - the learner's own file, in the learner's process, as a new process imports it
+        made, driver, _ = lab.build(module)
+        return made, driver
+
+    _, _, options = lab.build(lab.submission)
+    return probe.job_reruns(start, lab.calls, folder, options=options, runs=int(spec.params.get("runs", 2)))

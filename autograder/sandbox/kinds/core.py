@@ -55,13 +55,18 @@ def answers_measure(spec, lab) -> dict:
     if p.get("variants"):
         function = lab.submission.__dict__.get(p["function"])
         facts["function_defined"] = callable(function)
+        from torch._dynamo.utils import counters
+
         results = []
+        frames_before = int(counters["frames"]["total"])
         for params in (lab.data.get(spec.name, {}).get("variants") or []) if callable(function) else []:
             try:
                 results.append({"value": to_plain(function(**copy.deepcopy(params)))})
             except Exception as exc:  # noqa: BLE001 - the learner's function failing is an answer too
                 results.append({"raised": f"{type(exc).__name__}: {str(exc)[:300]}"})
         facts["variants"] = results
+        # A prediction states the rule; one that compiles the experiment and counts is the experiment.
+        facts["frames_compiled"] = max(0, int(counters["frames"]["total"]) - frames_before)
     return facts
 
 

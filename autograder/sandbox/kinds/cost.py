@@ -2,7 +2,9 @@
 
 - ``guards`` and ``stance_calls`` share one guard report: the entry compiled again with a
   keep-all-recording filter around the learner's own, over the schedule (``probe.guard_report``);
-  ``guards`` adds the values of the config keys it must see;
+  ``guards`` adds, for each compile, the values its config keys had while that compile built its
+  guards (a ``config.patch`` block around the learner's call counts; a setting made after the
+  compile does not);
 - ``compile_time`` (costly): Dynamo's compile time over a cold run of the schedule, the starter
   and the submission interleaved ``repeats`` times, with the graphs each run compiled;
 - ``guard_time`` (costly): the median "TorchDynamo Cache Lookup" time per call, baseline and
@@ -18,21 +20,28 @@ from autograder.sandbox.plain import to_plain
 
 
 def guard_report(lab) -> dict:
+    """One guard run per grading, shared by the kinds; the configuration each compile saw (every
+    key) stays in this process, and each ``guards`` check sends only the keys it names."""
     from autograder.sandbox import probe
 
     cached = lab.extra.get("guard_report")
     if cached is None:
-        made, driver, options = lab.build(lab.submission)
-        cached = lab.extra["guard_report"] = to_plain(probe.guard_report(made, lab.calls, options, driver=driver))
+        # From the settings the file made on import, not those an earlier run of its code left set;
+        # the build (a factory may set some) and the compiles happen inside.
+        with probe.config_as(lab.extra.get("config_after_import") or probe.config_snapshot()):
+            made, driver, options = lab.build(lab.submission)
+            report = probe.guard_report(made, lab.calls, options, driver=driver, config_keys=None)
+        lab.extra["config_at_compile"] = report.pop("config_at_compile")
+        cached = lab.extra["guard_report"] = to_plain(report)
     return cached
 
 
 @measures("guards", params=("config",))
 def guards_measure(spec, lab) -> dict:
-    from autograder.sandbox import probe
-
     keys = list((spec.params.get("config") or {}))
-    return {"report": guard_report(lab), "config": {key: to_plain(value) for key, value in probe.config_values(keys).items()}}
+    report = guard_report(lab)
+    at_compile = [{key: to_plain(seen[key]) for key in keys if key in seen} for seen in lab.extra["config_at_compile"]]
+    return {"report": report, "config_at_compile": at_compile}
 
 
 @measures("stance_calls")

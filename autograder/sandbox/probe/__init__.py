@@ -21,7 +21,7 @@ from .events import (  # noqa: F401
     _SKIP_PREFIXES, break_log, skipped_log, _ListHandler, recompile_reasons, _GUARD_LINE, _guard_lines,
 )
 from .state import (  # noqa: F401
-    compiler_entry_points, clean_state, stance, config_snapshot, config_changes, config_restore, config_set_changes, is_logging_callable, describe_callable, forget_custom_ops, dynamo_config, config_defaults, refresh_decompositions,
+    compiler_entry_points, clean_state, stance, config_snapshot, config_changes, config_restore, config_as, config_set_changes, is_logging_callable, describe_callable, forget_custom_ops, dynamo_config, config_defaults, refresh_decompositions,
     print_is_reorderable, recompile_limit, config_values, private_compile_caches,
 )
 from .output import (  # noqa: F401
@@ -37,7 +37,7 @@ from .guards import (  # noqa: F401
     recording_filter, guard_report, lookup_us,
 )
 from .compile_cost import (  # noqa: F401
-    CountingBackend, compile_with, cold_compile, cold_compile_seconds, frame_report, compile_times_table,
+    CountingBackend, compile_with, cold_compile, cold_compile_seconds, frame_report, compile_times_table, job_reruns, file_reruns,
 )
 from .warm_start import warm_start_report  # noqa: F401
 from .trace import (  # noqa: F401

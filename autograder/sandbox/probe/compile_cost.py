@@ -111,3 +111,64 @@ def compile_times_table() -> str:
     """``torch._dynamo.utils.compile_times()``: Dynamo's own table of time per compile phase."""
     from torch._dynamo.utils import compile_times
     return compile_times()
+
+
+def job_reruns(start, calls, folder: str, options: dict | None = None, runs: int = 2) -> dict:
+    """The graphs each of ``runs`` runs of a job compiles, each run started as a new process starts
+    it: Dynamo reset (its compiled code, and the profile of sizes and numbers that varied that it keeps
+    in memory, forgotten), then ``start()`` (the program set up again: returns the callable to compile
+    and the driver that calls it, or None), then the schedule from its first call. Only
+    the compile-cache folder carries over: ``folder``, empty and private to this report, where
+    profile-guided recompilation stores what a run learned under ``torch.compiler.config.job_id``.
+    Returns {"graphs": [per run], "reasons": [the first recompile reason of each run, or None],
+    "error": what a call raised (the runs stop there), or None}."""
+    from .events import _guard_lines, recompile_reasons
+
+    kwargs = {k: v for k, v in (options or {}).items() if k in ("fullgraph", "dynamic")}
+    old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
+    graphs, reasons, error = [], [], None
+    try:
+        for _ in range(runs):
+            clean_state()
+            counter = CountingBackend("eager")
+            made, driver = start()
+            compiled = torch.compile(made, backend=counter, **kwargs)
+            with recompile_reasons() as seen:
+                try:
+                    for args in calls:
+                        args = copy.deepcopy(args)
+                        driver(compiled, *args) if driver is not None else compiled(*args)
+                except Exception as exc:  # noqa: BLE001 - reported; the other checks say more
+                    error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:500]
+            graphs.append(counter.graphs)
+            first = (_guard_lines(str(seen[0])) or [str(seen[0]).strip()])[0] if seen else None
+            reasons.append(first[:500] if first else None)
+            if error:
+                break
+    finally:
+        if old is None:
+            os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
+        else:
+            os.environ["TORCHINDUCTOR_CACHE_DIR"] = old
+        clean_state()
+    return {"graphs": graphs, "reasons": reasons, "error": error}
+
+
+def file_reruns(path: str, entry: str, calls, runs: int = 2, **compile_options) -> dict:
+    """``job_reruns`` for a file: each run imports the file at ``path`` afresh (not as ``__main__``)
+    and compiles its ``entry``, in a new, empty compile-cache folder that the runs share (what a
+    starting file's demo shows of a job started again and again)."""
+    import runpy
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="job-reruns-")
+
+    def start():
+        return runpy.run_path(path, run_name="job_run")[entry], None
+
+    try:
+        return job_reruns(start, calls, folder, options=compile_options, runs=runs)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -16,12 +16,18 @@ from .tally import GraphTally
 
 # -- chapters 5 and 6: compile time and guard overhead ----------------------------------------
 
-def recording_filter(user_filter=None):
+def recording_filter(user_filter=None, config_keys=(), configs: list | None = None):
     """A guard_filter_fn that keeps what ``user_filter`` keeps (every guard without one) and records,
-    per compile, (guards offered, guards kept) in the list it returns alongside."""
+    per compile, (guards offered, guards kept) in the list it returns alongside. With ``configs`` (a
+    list), it also appends the values the ``config_keys`` of ``torch._dynamo.config`` (None: every
+    key) had while that compile built its guards: what a ``config.patch`` around the learner's own call was in effect."""
     seen: list = []
 
     def record(entries):
+        if configs is not None:
+            current = torch._dynamo.config.get_config_copy()
+            keys = current if config_keys is None else [key for key in config_keys if key in current]
+            configs.append({key: copy.copy(current[key]) for key in keys})
         keep = [bool(k) for k in user_filter(entries)] if user_filter is not None else [True] * len(entries)
         seen.append((len(entries), sum(keep)))
         return keep
@@ -29,12 +35,17 @@ def recording_filter(user_filter=None):
     return record, seen
 
 
-def guard_report(fn, calls, options: dict, driver=None) -> dict:
+def guard_report(fn, calls, options: dict, driver=None, config_keys=()) -> dict:
     """Compile ``fn`` (its guards filtered by ``options["guard_filter_fn"]`` if any), run the schedule and
     report: guards offered/kept (summed over compiles), graph inputs (placeholders) of each graph,
-    graphs, and for each call whether compiled code ran with guard evaluation skipped (the stance)."""
+    graphs, for each call whether compiled code ran with guard evaluation skipped (the stance), and,
+    when ``config_keys`` names some (None: every key), for each compile the values they had when it
+    built its guards (``config_at_compile``:
+    the settings that shaped the compiled code, whether set globally or in a ``config.patch`` block
+    around the call; read after the schedule, a block's setting is gone and a late one looks early)."""
     clean_state()
-    record, seen = recording_filter(options.get("guard_filter_fn"))
+    configs: list = []
+    record, seen = recording_filter(options.get("guard_filter_fn"), config_keys, configs)
     tally = GraphTally()
     skipped_runs = [0]
 
@@ -61,9 +72,12 @@ def guard_report(fn, calls, options: dict, driver=None) -> dict:
             break
         stances.append(skipped_runs[0] > before)
     clean_state()
-    return {"offered": sum(s[0] for s in seen), "kept": sum(s[1] for s in seen), "compiles": len(seen),
-            "inputs": [sum(1 for n in gm.graph.nodes if n.op == "placeholder") for gm in tally.graphs],
-            "graphs": len(tally.graphs), "skipped_eval": stances, "error": error}
+    report = {"offered": sum(s[0] for s in seen), "kept": sum(s[1] for s in seen), "compiles": len(seen),
+              "inputs": [sum(1 for n in gm.graph.nodes if n.op == "placeholder") for gm in tally.graphs],
+              "graphs": len(tally.graphs), "skipped_eval": stances, "error": error}
+    if config_keys is None or config_keys:
+        report["config_at_compile"] = configs
+    return report
 
 
 

@@ -66,6 +66,16 @@ def config_restore(before: dict, keep: set[str]) -> None:
                 setattr(torch._dynamo.config, key, copy.copy(before[key]))
 
 
+@contextlib.contextmanager
+def config_as(snapshot: dict):
+    """``torch._dynamo.config`` as it was in ``snapshot`` (a ``config_snapshot()``) for the block, and as
+    it is now afterwards: a probe that compiles again starts from the settings the learner's file
+    made, not from what an earlier run of the learner's code set on the way."""
+    back = {key: copy.copy(snapshot[key]) for key in config_changes(snapshot) if key in snapshot}
+    with torch._dynamo.config.patch(**back):
+        yield
+
+
 def config_set_changes(before: dict, key: str) -> tuple[list, list]:
     """(added, removed) members of a set-valued ``torch._dynamo.config`` key since ``before``."""
     old, now = set(before.get(key) or ()), set(getattr(torch._dynamo.config, key) or ())
