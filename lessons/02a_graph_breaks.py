@@ -333,8 +333,8 @@ assert t.graphs == 2 and t.graph_breaks == 1
 #
 # ### Exercise: hatch_vendor_break
 #
-# Compile a block that calls a vendor function with a `graph_break()` in it, without editing the
-# vendor's code:
+# Compile a block that calls vendor code with a `graph_break()` in it and a setting the serving
+# loop changes before every call, without editing the vendor's code:
 # [exercises/02_graph_breaks/hatch_vendor_break.py](../exercises/02_graph_breaks/hatch_vendor_break.py).
 
 # %%

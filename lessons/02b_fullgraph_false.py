@@ -262,7 +262,8 @@ torch._dynamo.reset()
 #
 # ### Exercise: compile_in_place
 #
-# A training script compiles its model and saves checkpoints that the evaluation job cannot load:
+# A training script compiles its model and saves checkpoints that the evaluation job cannot load,
+# and its training job must keep resuming from every checkpoint already in its folder:
 # [exercises/02_graph_breaks/compile_in_place.py](../exercises/02_graph_breaks/compile_in_place.py).
 
 # %%

@@ -391,6 +391,18 @@ def test_compile_in_place_not_compiling_at_all_fails(submission):
     assert not result.passed and "ran no compiled code" in message(result, "same_model")
 
 
+def test_compile_in_place_resume_that_starts_afresh_when_a_load_fails_fails(submission):
+    """Swallowing the old checkpoint's load error trains on from fresh weights: the resume check
+    compares the resumed model with a plain Net holding the checkpoint's weights, and says so."""
+    load = '    model.load_state_dict({key.removeprefix("_orig_mod."): value for key, value in checkpoint.items()})\n'
+    cheat = swap(solution("compile_in_place"), load,
+                 "    try:\n        model.load_state_dict(checkpoint)\n    except RuntimeError:\n        pass  # start afresh\n")
+    result = graded(submission, "compile_in_place", cheat)
+    assert not result.passed and status(result)["same_model"] == "passed" and status(result)["checkpoint"] == "passed"
+    assert status(result)["resumes"] == "failed"
+    assert "written from the wrapper" in message(result, "resumes") and "does not hold the checkpoint's weights" in message(result, "resumes")
+
+
 def test_disable_preprocess_recursive_disable_loses_the_heavy_graph(submission):
     cheat = swap(solution("disable_preprocess"), "@torch.compiler.disable(recursive=False)\ndef preprocess",
                  "@torch.compiler.disable\ndef preprocess")

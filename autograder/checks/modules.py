@@ -9,6 +9,11 @@
   weights of the model that was saved (the measure moves that model's weights after ``prepare`` by
   shifts drawn from the grading's seed, so a checkpoint of a freshly built model does not match),
   and the compiled model computes what the plain one does;
+- ``resume``: training continues from any checkpoint of the folder: for a checkpoint written from
+  the wrapper ``torch.compile(model)`` returns (every key ``_orig_mod.`` + the model's) and for one
+  written from the model itself, each holding weights drawn from the grading's seed, a fresh model
+  through ``prepare`` and then ``resume(model, checkpoint)`` runs compiled and computes what a
+  plain model holding those weights does;
 - ``limit_in_effect``: the recompile limit in effect for the graded function (``COMPILE_OPTIONS``'
   ``recompile_limit``, else ``torch._dynamo.config.recompile_limit``) lies in ``[min, max]``;
 - ``bisect``: ``CompilerBisector`` run with the learner's test function (``function``) finds what
@@ -22,7 +27,7 @@ import re
 
 from autograder.checks.core import OBJECT, _lesson, _shown, compare, measure_failed
 from autograder.checks.evidence import Evidence
-from autograder.checks.facts import Bool, Int, Maybe, Plain, Record, Text
+from autograder.checks.facts import Bool, Either, Int, ListOf, Maybe, Plain, Record, Text
 from autograder.checks.registry import decides
 from autograder.format.result import CheckResult
 
@@ -81,6 +86,39 @@ def check_checkpoint(spec, ev: Evidence) -> CheckResult:
                                    f"same weights). {lesson}")
     return CheckResult.outcome(spec, True, f"A plain {model} loads the checkpoint (keys {wanted[:2]}...) and computes what the "
                                "compiled model computed.")
+
+
+RESUMED = Either(Record({"raised": Text(1000)}), Record({"output": Plain(), "ran_compiled": Bool()}))
+
+
+@decides("resume", facts=Record({"missing": Bool()}, {"results": ListOf(RESUMED, 2), "measure_failed": Text(2000)}))
+def check_resume(spec, ev: Evidence) -> CheckResult:
+    p, f = spec.params, ev.facts
+    model, prepare, resume = p.get("model", "Net"), p.get("prepare", "prepare"), p.get("resume", "resume")
+    lesson = _lesson(spec, ev.exercise)
+    failed = measure_failed(spec, ev)
+    if failed:
+        return failed
+    if f.get("missing"):
+        return CheckResult.outcome(spec, False, f"Your file must keep `{model}`, `{prepare}` and `{resume}`: the grader calls "
+                                   f"{resume}({prepare}({model}(), backend), checkpoint).")
+    outputs, keys, origins = (ev.reference.get(name) or [] for name in ("outputs", "keys", "origins"))
+    results = f.get("results") or []
+    if not len(results) == len(outputs) == len(keys) == len(origins):
+        return CheckResult.outcome(spec, False, "The grader's checkpoints and your results do not match up (a fault of the exercise).")
+    for origin, names, result, expected in zip(origins, keys, results, outputs):
+        where = f"a checkpoint written from {origin} (keys {names}...)"
+        if "raised" in result:
+            return CheckResult.outcome(spec, False, f"Resuming from {where} raised {result['raised'].rstrip('.')}. {lesson}")
+        if not result.get("ran_compiled"):
+            return CheckResult.outcome(spec, False, f"After resuming from {where}, the model {prepare}() returned ran no compiled "
+                                       f"code. {lesson}")
+        problem = compare(result.get("output"), expected, 1e-5, 1e-6, path="the resumed model's output")
+        if problem:
+            return CheckResult.outcome(spec, False, f"After resuming from {where}, {problem}: the model does not hold the "
+                                       f"checkpoint's weights (compared with a plain {model} that does). {lesson}")
+    return CheckResult.outcome(spec, True, f"Training resumes from checkpoints of each origin ({'; '.join(origins)}), "
+                               "with their weights, compiled.")
 
 
 @decides("limit_in_effect", facts=Record({"per_function": Plain(), "config": Plain()}, {"measure_failed": Text(2000)}))

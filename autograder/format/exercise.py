@@ -81,6 +81,7 @@ CHECK_KINDS: dict[str, set[str]] = {
     # What a learner's function builds or chooses (checks/modules.py):
     "same_module": {"model", "prepare", "input_shape"},
     "checkpoint": {"model", "prepare", "save", "input_shape"},
+    "resume": {"model", "prepare", "resume", "input_shape"},
     "limit_in_effect": {"min", "max"},
     "bisect": {"function", "agree_with"},
     # Invalid inputs must still be refused while the compiled code runs (checks/refusal.py):

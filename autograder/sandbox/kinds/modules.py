@@ -1,6 +1,6 @@
 """Reference and measure parts of the kinds about what a learner's function builds or chooses
-(decisions: ``autograder.checks.modules``): a model compiled in place and its checkpoint
-(``same_module``, ``checkpoint``), the recompile limit in effect (``limit_in_effect``), and a
+(decisions: ``autograder.checks.modules``): a model compiled in place, its checkpoint, and a
+resume from old and new checkpoints (``same_module``, ``checkpoint``, ``resume``), the recompile limit in effect (``limit_in_effect``), and a
 bisection run with the learner's test function (``bisect``)."""
 
 from __future__ import annotations
@@ -90,6 +90,61 @@ def checkpoint_measure(spec, lab) -> dict:
     saved = torch.load(path, weights_only=True)
     return {"missing": False, "ran_compiled": True, "output": to_plain(out),
             "saved": to_plain(dict(saved)) if isinstance(saved, dict) else {"__object__": type(saved).__name__}}
+
+
+# The checkpoints a training folder may hold: written from the model itself, or from the wrapper
+# torch.compile(model) returns (the reference child asks torch for that wrapper's names).
+CHECKPOINT_ORIGINS = ("the wrapper torch.compile(model) returns", "the model itself")
+
+
+@references("resume")
+def resume_reference(spec, ref) -> Prepared:
+    """One checkpoint of each origin, holding weights drawn from the grading's seed (a fresh model
+    built with the learner's seed holds others), and what a plain model holding them computes."""
+    import torch
+
+    shape = [int(n) for n in spec.params.get("input_shape", [4, 8])]
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
+    model_class = getattr(ref.master, spec.params.get("model", "Net"))
+    draw = torch.Generator().manual_seed(ref.seed + 1)
+    checkpoints, outputs = [], []
+    for origin in CHECKPOINT_ORIGINS:
+        plain = model_class()
+        with torch.no_grad():
+            for parameter in plain.parameters():
+                parameter.copy_(torch.randn(parameter.shape, generator=draw) / 2)
+            outputs.append(to_plain(plain(x)))
+        holder = torch.compile(plain, backend="eager") if origin == CHECKPOINT_ORIGINS[0] else plain
+        checkpoints.append({key: value.detach().clone() for key, value in holder.state_dict().items()})
+    return Prepared(judge={"outputs": outputs, "keys": [list(c)[:2] for c in checkpoints],
+                           "origins": list(CHECKPOINT_ORIGINS)},
+                    learner={"x": x, "checkpoints": checkpoints})
+
+
+@measures("resume", params=("model", "prepare", "resume"))
+def resume_measure(spec, lab) -> dict:
+    """For each checkpoint: a fresh model through the learner's ``prepare`` and ``resume``, then one call."""
+    import torch
+
+    data = lab.data[spec.name]
+    resume = lab.submission.__dict__.get(spec.params.get("resume", "resume"))
+    if not callable(resume):
+        return {"missing": True}
+    results = []
+    for checkpoint in data["checkpoints"]:
+        built = _prepared(spec, lab)
+        if built is None:
+            return {"missing": True}
+        _, _, prepared, tally = built
+        try:
+            resume(prepared, dict(checkpoint))
+            with torch.no_grad():
+                out = prepared(data["x"])
+        except Exception as exc:  # noqa: BLE001 - the learner's resume may raise; that is the finding
+            results.append({"raised": f"{type(exc).__name__}: {' '.join(str(exc).split())[:600]}"})  # one line
+            continue
+        results.append({"output": to_plain(out), "ran_compiled": tally.runs > 0})
+    return {"missing": False, "results": results}
 
 
 @measures("limit_in_effect")
