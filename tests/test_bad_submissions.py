@@ -71,7 +71,7 @@ def test_crash_of_the_interpreter(submission):
 def test_infinite_loop_hits_the_time_limit(submission):
     started = time.monotonic()
     result = _grade(submission(SOLUTION_BODY + "while True:\n    pass\n"), timeout=8)
-    assert time.monotonic() - started < 8 * (1 + MAX_CREDIT) + 20  # more than 8 s only on a busy machine (engine/clock.py)
+    assert time.monotonic() - started < 8 * (1 + MAX_CREDIT) + 45  # more than 8 s only on a busy machine (engine/clock.py)
     assert result.status == "error" and "stopped after 8 s" in result.message
 
 
@@ -227,7 +227,7 @@ def test_a_fork_bomb_is_cut_off_and_leaves_nothing_behind(submission, tmp_path):
             "while True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n")
         started = time.monotonic()
         result = _grade(submission(bomb), timeout=10)
-        assert time.monotonic() - started < 10 * (1 + MAX_CREDIT) + 30  # the limit, what others took of the CPUs, the cleanup
+        assert time.monotonic() - started < 10 * (1 + MAX_CREDIT) + 60  # the limit, what others took of the CPUs, a cold start and the cleanup under load
         assert result.status == "error" and "stopped after 10 s" in result.message
         pgid = int(open(os.path.join(drop, "pgid")).read())
         deadline = time.monotonic() + 5

@@ -14,6 +14,13 @@
 This package re-exports the names the grader and the lessons use.
 """
 
+import logging
+
+# PyPI's Linux torch is the CUDA build; on a machine without a GPU, every process that compiles
+# with Inductor logs "No CUDA runtime is found, using CUDA_HOME=..." once, a warning that says
+# nothing about the learner's code (and shows in red in a notebook). Errors still show.
+logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
+
 from .tally import (  # noqa: F401
     _TORCH_DIR, _STDLIB_DIR, _RECOMPILE_LOGGER, _TORCH_NAMESPACES, _is_user_file, _site, _first_paragraphs, GraphTally, _break_type, _recompile_index,
 )
