@@ -332,6 +332,8 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, clock, limit, identity, kept_
         mark = now
 
     base["phases_s"] = phases
+    if identity is not None:
+        base["grading_uid"] = identity.uid  # whose processes and files the grading's end removed
     # The reference child's data; it ends before any learner code starts.
     reference = channel.Reader(ref_r)
     channel.read_until([reference], lambda: any(name in ("judge", "failed") for name, _ in reference.frames), clock.deadline)
