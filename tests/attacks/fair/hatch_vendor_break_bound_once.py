@@ -1,11 +1,14 @@
 # /// attack
 # exercise = "hatch_vendor_break"
 # kind = "escape_hatch"
-# why = "the whole vendor call behind nonstrict_trace, bound once at module level, its limit passed explicitly"
+# why = "only the pure vendor function behind nonstrict_trace, through a wrapper of its own bound once at module level; the impure gate's reading of the limit stays in the graph, written out"
 # ///
-_gate_outside_the_graph = torch._dynamo.nonstrict_trace(vendor_gate)
+@torch._dynamo.nonstrict_trace
+def _softclip_outside_the_graph(h, limit):
+    return vendor_softclip(h, limit)
 
 
 def block(x, weight):
-    h = _gate_outside_the_graph(x @ weight, 2.0)
+    h = x @ weight
+    h = _softclip_outside_the_graph(h, _limit) * torch.sigmoid(h)
     return torch.relu(h) + h.mean()
