@@ -94,6 +94,7 @@ def test_a_loop_forever_still_stops_on_a_starved_cpu(one_busy_cpu, tmp_path):
     started = time.monotonic()
     result = grade("trace_tolist", looping, seed=1, warm=False, timeout=1.0)
     elapsed = time.monotonic() - started
-    assert result.status == "error" and "stopped after 1 s" in result.message and "waited for a CPU" in result.message
+    # (How much of the wait is credited depends on what else runs on the machine: not asserted.)
+    assert result.status == "error" and "stopped after 1 s" in result.message and result.extra["cause"] == "timeout"
     # The limit and at most MAX_CREDIT limits more, plus a cold judge's start on a quarter of a CPU.
     assert elapsed < 1.0 * (1 + clock_module.MAX_CREDIT) + 25

@@ -131,6 +131,7 @@ def test_torch_logs_are_read_back_as_records():
 @pytest.mark.slow
 def test_drift_holds_on_the_installed_torch_and_every_starter_still_fails_for_its_reason():
     code, out, err = run_cli("drift", "--json", timeout=1500)
+    assert out.strip(), f"drift printed no report (exit status {code}); its stderr ends:\n{err[-3000:]}"
     report = json.loads(out)
     changed = [row for row in report["rows"] if not row["holds"]]
     assert code == 0 and changed == [], changed

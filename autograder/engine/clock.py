@@ -62,7 +62,9 @@ class Clock:
             self.cpus = len(os.sched_getaffinity(0))
         except (AttributeError, OSError):
             self.cpus = os.cpu_count() or 1
-        self._last = {(self.root, tid): times for tid, times in task_times_s(self.root).items()}
+        # What the tasks already running did before the clock started is not the grading's.
+        self._last = {(pid, tid): times for pid in processes.descendants(self.root) + [self.root]
+                      for tid, times in task_times_s(pid).items()}
         self._sampled = self.started
         self.credit = 0.0
         self.ran_s = self.waited_s = 0.0  # task-seconds on a CPU and runnable-waiting, all tasks together
