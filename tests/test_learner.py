@@ -232,7 +232,7 @@ def test_ctrl_c_in_watch_stops_quietly(tmp_path):
     while "Next:" not in seen and time.monotonic() < deadline:  # the first check has been shown
         seen += proc.stdout.readline()
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=180)  # seconds here; over 60 once on a machine running the whole suite on PyPI's build
+    out, err = proc.communicate(timeout=60)  # seconds when run alone; inside the whole suite it has hung past 180 s (open)
     assert proc.returncode == 130 and "Traceback" not in err + out and "Stopped." in err, err
 
 
