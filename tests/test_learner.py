@@ -225,8 +225,11 @@ def test_ctrl_c_in_watch_stops_quietly(tmp_path):
 
     env = {**os.environ, "AUTOGRADER_STATE": str(tmp_path / "s.json"), "AUTOGRADER_WORKSPACE": str(tmp_path / "ws"),
            "NO_COLOR": "1"}
+    # As from a terminal: a suite started as a background job (`cmd &` in a script) ignores SIGINT,
+    # every process it starts inherits that, and Python then never raises KeyboardInterrupt.
     proc = subprocess.Popen([sys.executable, "-m", "autograder", "watch", "breaks_checkpoint", "--interval", "0.2"], cwd=ROOT,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     seen = ""
     while "Next:" not in seen and time.monotonic() < deadline:  # the first check has been shown
@@ -370,7 +373,8 @@ def test_ctrl_c_in_a_cold_check_leaves_no_process_of_the_grading(tmp_path):
     copy = next(workspace.rglob("trace_tolist.py"))
     copy.write_text(copy.read_text() + "\nwhile True:\n    pass\n")  # the learner's code is running when Ctrl-C comes
     proc = subprocess.Popen([sys.executable, "-m", "autograder", "check", "trace_tolist"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as from a terminal
     deadline, grading = time.monotonic() + 120, []
     while time.monotonic() < deadline and len(grading) < 2:  # the judge and its learner child (the reference child is quick)
         time.sleep(0.5)
