@@ -328,13 +328,10 @@ def _readable_by_others(path: str) -> bool:
 
     if not path or not os.path.exists(path):
         return False
-    parts = os.path.realpath(path).split(os.sep)
-    for depth in range(1, len(parts) + 1):
-        mode = os.stat(os.sep.join(parts[:depth]) or os.sep).st_mode
-        last = depth == len(parts)
-        if (stat.S_ISDIR(mode) and not mode & stat.S_IXOTH) or (last and not mode & stat.S_IROTH):
-            return False
-    return True
+    real = os.path.realpath(path)
+    mode = os.stat(real).st_mode
+    on_the_way = real if stat.S_ISDIR(mode) else os.path.dirname(real)  # a folder to list must be searchable too
+    return _enterable_by_others(on_the_way) and bool(mode & stat.S_IROTH)
 
 
 def inductor_blocks_the_drop(exercise) -> str | None:
