@@ -187,6 +187,8 @@ def _run(exercise, job: dict, shown: str, seed: int, timeout, warm) -> Result:
         extra["phases_s"] = verdict["phases_s"]
     if isinstance(verdict.get("grading_uid"), int):
         extra["grading_uid"] = verdict["grading_uid"]
+    if isinstance(verdict.get("truths"), dict):
+        extra["truths"] = verdict["truths"]
     if not verdict.get("ok"):
         result = _error(exercise, shown, verdict.get("message") or "The grader could not run your file.", seed,
                         verdict.get("output_tail", ""), torch=verdict.get("torch", ""), device=verdict.get("device", ""))

@@ -260,8 +260,11 @@ def judge(job: dict) -> dict:
             os.close(ref_r)
             processes.close_fds_except({ref_w})
             processes.die_with_parent()
+            # Measured truths are kept only where the learner child runs as a user of its own, who can
+            # neither read nor write the root-only folder they are kept in (engine/truth_cache.py).
             reference_child.main({"master": job["master"], "seed": job["seed"], "limit": limit, "scratch": scratch,
-                                  "caches": os.path.join(job["workdir"], "reference-caches")}, ref_w)
+                                  "caches": os.path.join(job["workdir"], "reference-caches"),
+                                  "truth_cache": identity is not None}, ref_w)
         finally:
             os._exit(70)
     os.close(ref_w)
@@ -351,6 +354,9 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, clock, limit, identity, kept_
                 "message": f"The grader's own reference run of this exercise failed ({why}): a fault of the grader or the machine, "
                            "not of your file."}
     expected = channel.decode(judge_blob)
+    kept, measured = expected.pop("truths_kept", (0, 0))
+    if kept or measured:
+        base["truths"] = {"kept": int(kept), "measured": int(measured)}  # prediction truths read back, or measured now
     lap("reference")
 
     exercise = parse_master(Path(job["master"]))  # the judge's own copy: every threshold and rule comes from here
