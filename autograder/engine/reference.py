@@ -26,7 +26,7 @@ from autograder.sandbox import channel
 @dataclass
 class ReferenceRun:
     """What a kind's ``reference`` part may use: the master module, the exercise, the schedule, the
-    seed, and ``truths`` (``truth_cache.TruthCache``: a measured truth kept for later gradings)."""
+    seed, and ``truths`` (``kept.TruthCache``: a measured truth kept for later gradings)."""
 
     master: object
     exercise: object
@@ -101,7 +101,7 @@ def compute(job: dict) -> tuple[dict, dict]:
         with (probe.captured_output() if capture_output else contextlib.nullcontext({})) as seen:
             expected.append(to_plain(reference(*copy.deepcopy(args))))
         expected_output.append({"stdout": str(seen.get("stdout", "")), "logs": [str(line) for line in seen.get("logs", [])]})
-    from autograder.engine.truth_cache import open_cache
+    from autograder.engine.kept import open_cache
 
     truths = open_cache(bool(job.get("truth_cache")), exercise, job["master"])
     run = ReferenceRun(master=master, exercise=exercise, calls=calls, seed=seed, truths=truths)

@@ -1,5 +1,6 @@
-"""Truths the reference child measured, kept for the next grading of the same exercise.
+"""What the grader keeps from one grading for the next: measured truths, and whole reference runs.
 
+**Truths.** 
 A prediction exercise's truth (``answers``) is measured live: the master runs the experiment the
 learner must predict (compiles, recompiles, guard counts), often seconds of a grading that would
 otherwise take a fraction of one. The result depends only on the master, the parameters, torch and
@@ -15,6 +16,17 @@ A key is the SHA-256 of the master's bytes, of the course's own source files (na
 change), of torch's and Python's versions, the device, the truth's name and its parameters; the
 value is plain data, as a frame of the grading channel (``channel.encode``), read back with the same
 strict loader.
+
+**Reference runs** (``ReferenceStore``). A grading with a seed given by its caller (``dev check``,
+the tests, a batch with ``--seed``, a regrade: gradings that repeat a seed; a learner's check draws a
+new one each time and never repeats) keeps the reference child's two frames, so that the next
+grading of that exercise with that seed forks no reference child at all. The judge looks the entry
+up before it forks anything, by a key made without reading the master (its path, size, time of
+change and inode; the course's code; torch's and Python's versions; the seed), so that the learner
+child's memory never holds a byte of it, opens the file then, and reads it only after the learner
+child has been forked (the learner child closes every inherited descriptor before any learner code
+runs). Same folder rules as the truths. A reference run that wrote files for the learner (a schedule
+that writes the inputs the learner's code reads) is not kept: those files would be missing.
 """
 
 from __future__ import annotations
@@ -25,11 +37,18 @@ import os
 import sys
 from pathlib import Path
 
-SWITCH = "AUTOGRADER_TRUTH_CACHE"
+SWITCH = "AUTOGRADER_TRUTH_CACHE"  # "0": nothing is kept, neither truths nor reference runs
 FOLDER_NAME = "autograder-truths"
+REFERENCE_FOLDER_NAME = "autograder-references"
 MAX_VALUE_BYTES = 1 << 20
 MAX_ENTRIES = 20_000
+MAX_REFERENCE_BYTES = 16 << 20
+MAX_REFERENCES = 2_000  # beyond it, the oldest quarter goes
 _PACKAGE = Path(__file__).resolve().parent.parent
+
+
+def _switched_on() -> bool:
+    return os.environ.get(SWITCH, "1") != "0"
 
 
 def _course_code_digest() -> str:
@@ -110,7 +129,80 @@ def open_cache(wanted: bool, exercise, master_path: str) -> TruthCache:
     from autograder.sandbox import identity
 
     folder = None
-    if wanted and os.environ.get(SWITCH, "1") != "0" and identity._running_as_root() \
+    if wanted and _switched_on() and identity._running_as_root() \
             and identity.inductor_blocks_the_drop(exercise) is None:
         folder = identity.root_only_folder(FOLDER_NAME)
     return TruthCache(folder, master_path)
+
+
+class ReferenceStore:
+    """The reference child's frames of one (master, seed), kept in a root-only folder (see above)."""
+
+    def __init__(self, folder: str, key: str):
+        self.folder, self.path = folder, os.path.join(folder, key)
+
+    @classmethod
+    def for_grading(cls, master_path: str, seed: int, eligible: bool) -> "ReferenceStore | None":
+        """The store for this grading, or None when nothing may be kept (no drop, no seed of the
+        caller's, switched off, no root-only folder)."""
+        from autograder.sandbox import identity
+
+        if not (eligible and _switched_on() and identity._running_as_root()):
+            return None
+        folder = identity.root_only_folder(REFERENCE_FOLDER_NAME)
+        if folder is None:
+            return None
+        import torch
+
+        info = os.stat(master_path)
+        key = hashlib.sha256("\0".join([os.path.realpath(master_path), str(info.st_size), str(info.st_mtime_ns), str(info.st_ino),
+                                        _course_code_digest(), torch.__version__, str(torch.version.git_version), sys.version,
+                                        str(torch.cuda.is_available()), str(int(seed))]).encode()).hexdigest()
+        return cls(folder, key)
+
+    def open(self) -> int | None:
+        """A descriptor on the kept frames, or None; read it with ``read`` only after the learner fork."""
+        try:
+            return os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return None
+
+    @staticmethod
+    def read(fd: int) -> tuple[bytes, bytes] | None:
+        try:
+            with os.fdopen(fd, "rb") as handle:
+                data = handle.read(MAX_REFERENCE_BYTES + 1)
+        except OSError:
+            return None
+        if len(data) < 8 or len(data) > MAX_REFERENCE_BYTES:
+            return None
+        size = int.from_bytes(data[:8], "big")
+        if size > len(data) - 8:
+            return None
+        return data[8:8 + size], data[8 + size:]
+
+    def keep(self, learner_blob: bytes, judge_blob: bytes) -> None:
+        body = len(learner_blob).to_bytes(8, "big") + learner_blob + judge_blob
+        if len(body) > MAX_REFERENCE_BYTES:
+            return
+        try:
+            entries = os.listdir(self.folder)
+            if len(entries) >= MAX_REFERENCES:
+                paths = [os.path.join(self.folder, name) for name in entries]
+                for old in sorted(paths, key=lambda p: os.stat(p).st_mtime)[: MAX_REFERENCES // 4]:
+                    os.unlink(old)
+            temporary = f"{self.path}.{os.getpid()}.tmp"
+            with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), "wb") as handle:
+                handle.write(body)
+            os.replace(temporary, self.path)
+        except OSError:
+            pass  # a store that cannot be written is only slower
+
+
+def wrote_for_the_learner(scratch: str) -> bool:
+    """Whether the reference child (root) left files in the learner's scratch folder."""
+    try:
+        return any(entry.stat(follow_symlinks=False).st_uid == 0 for entry in os.scandir(scratch))
+    except OSError:
+        return True
+
