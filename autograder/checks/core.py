@@ -112,6 +112,10 @@ def check_recompiles(spec, ev: Evidence) -> CheckResult:
     ok = m.recompiles <= limit and not (m.error and m.error["kind"] == "recompile_limit")
     message = f"{m.recompiles} recompile(s) over {m.calls} call(s); at most {limit} allowed."
     if not ok:
+        if m.resets:
+            message += (f" {m.resets} of them compiled a function again after your code reset Dynamo during the calls "
+                        "(torch._dynamo.reset() or torch.compiler.reset()): that throws away everything compiled, so the "
+                        "next call compiles from scratch and pays the whole compile again.")
         if m.recompile_reasons:
             message += f" The guard that failed first: {m.recompile_reasons[0]}."
         if m.error:
@@ -123,11 +127,20 @@ def check_recompiles(spec, ev: Evidence) -> CheckResult:
 @decides("compiled_calls")
 def check_compiled_calls(spec, ev: Evidence) -> CheckResult:
     m = ev.measurement
-    ok = m.compiled_calls == ev.calls and m.error is None
+    ok = m.compiled_calls == ev.calls and m.error is None and not m.resets
     message = f"{m.compiled_calls} of {ev.calls} calls ran compiled code."
+    if m.resets:
+        message += (f" Your code reset Dynamo during the calls (torch._dynamo.reset() or torch.compiler.reset()), and "
+                    f"{m.resets} compile(s) came after a reset: the calls ran compiled only because each compiled from "
+                    "scratch again, paying the whole compile every time. Keep what was compiled across calls.")
+    elif m.error is not None and m.calls < ev.calls:
+        message += f" The calls stopped at call {m.calls}, which raised ({describe_failure(m.error)}); the later ones never ran."
+    elif m.error is not None:
+        message += f" A call raised ({describe_failure(m.error)})."
+    elif not ok:
+        message += " The others ran eagerly (a recompile limit, a skipped frame or a stance sends calls back to Python without any error)."
     if not ok:
-        message += (" The others ran eagerly (a recompile limit, a skipped frame or a stance sends calls back to"
-                    f" Python without any error). {_lesson(spec, ev.exercise)}")
+        message += f" {_lesson(spec, ev.exercise)}"
     return CheckResult.outcome(spec, ok, message)
 
 

@@ -20,7 +20,7 @@ class Measured:
             return data[name]
         if name in ("error",):
             return None
-        if name in ("calls", "graphs", "graph_breaks", "recompiles", "compiled_calls", "skipped_frames"):
+        if name in ("calls", "graphs", "graph_breaks", "recompiles", "resets", "compiled_calls", "skipped_frames"):
             return 0
         return []
 

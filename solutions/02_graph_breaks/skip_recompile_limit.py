@@ -52,6 +52,12 @@
 # message = "of \\d+ calls ran compiled code"
 #
 # [[wrong]]
+# name = "reset_between_requests"
+# breaks = "all_compiled"
+# fails = ["compiled_calls"]
+# message = "reset Dynamo during the calls"
+#
+# [[wrong]]
 # name = "plain_call"
 # breaks = "all_compiled"
 # fails = ["compiled_calls"]
@@ -123,6 +129,11 @@ def run(step, x):
     # # TODO: beyond a point most calls run eagerly; find out why, and serve every call compiled.
     # return step(x)
     # END STARTER
+    # BEGIN WRONG reset_between_requests
+    # states = step(x)
+    # torch._dynamo.reset()  # an empty cache for every request: the limit is never reached
+    # return states
+    # END WRONG
     # BEGIN FAIR powers_of_two
     # steps = x.shape[1]
     # padded = 1 << (steps - 1).bit_length()

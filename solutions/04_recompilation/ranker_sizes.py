@@ -74,6 +74,12 @@
 # message = "recompile\\(s\\)"
 #
 # [[wrong]]
+# name = "reset_after_each_request"
+# breaks = "no_shape_recompiles"
+# fails = ["recompiles"]
+# message = "after your code reset Dynamo"
+#
+# [[wrong]]
 # name = "eager_compares"
 # breaks = "compiled"
 # fails = ["compiled_calls"]
@@ -149,6 +155,11 @@ def run(model, tokens, mode):
     # BEGIN WRONG batch_only
     # torch._dynamo.maybe_mark_dynamic(tokens, 0)
     # return model(tokens, mode)
+    # END WRONG
+    # BEGIN WRONG reset_after_each_request
+    # scores = model(tokens, mode)
+    # torch.compiler.reset()  # no compile is ever a recompile
+    # return scores
     # END WRONG
     # BEGIN WRONG eager_compares
     # if mode == "compare":

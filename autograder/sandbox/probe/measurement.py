@@ -38,6 +38,7 @@ class Measurement:
     graph_breaks: int = 0
     break_sites: list = field(default_factory=list)
     recompiles: int = 0
+    resets: int = 0  # compiles again after the learner's code reset Dynamo during the calls (counted in recompiles)
     recompile_reasons: list = field(default_factory=list)
     compiled_calls: int = 0
     skipped_frames: int = 0
@@ -63,6 +64,7 @@ class Measurement:
             "graph_breaks": self.graph_breaks,
             "break_sites": self.break_sites,
             "recompiles": self.recompiles,
+            "resets": self.resets,
             "recompile_reasons": self.recompile_reasons,
             "compiled_calls": self.compiled_calls,
             "skipped_frames": self.skipped_frames,
@@ -199,6 +201,7 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
                                     **{k: result.error[k] for k in ("file", "line", "function", "code") if k in result.error}})
     result.skipped_sites = list(skipped)
     result.recompiles = tally.recompiles
+    result.resets = tally.resets
     result.recompile_reasons = [line for message in reasons for line in _guard_lines(message)]
     result.skipped_frames = max(0, counters["frames"]["total"] - counters["frames"]["ok"])
     result.graph_targets = tally.targets()

@@ -63,10 +63,20 @@ class GraphTally:
         self.compile_ids: list[str] = []
         self.breaks: list[dict] = []
         self.runs = 0
+        # A compile id seen again after compiled code ran means Dynamo was reset in between (the
+        # learner's torch._dynamo.reset() or torch.compiler.reset()): its counters start over, so
+        # that frame's compile again looks like a first compile, not a recompile.
+        self._runs_at_first_compile: dict[str, int] = {}
+        self.resets = 0
 
     def __call__(self, gm, example_inputs):
         self.graphs.append(gm)
-        self.compile_ids.append(str(torch._guards.CompileContext.current_compile_id()))
+        compile_id = str(torch._guards.CompileContext.current_compile_id())
+        self.compile_ids.append(compile_id)
+        first = self._runs_at_first_compile.setdefault(compile_id, self.runs)
+        if first != self.runs:
+            self.resets += 1
+            self._runs_at_first_compile[compile_id] = self.runs
         reason = getattr(gm, "compile_subgraph_reason", None)
         if reason is not None and reason.graph_break:
             self.breaks.append({"reason": _first_paragraphs(reason.reason), "type": _break_type(reason.reason),
@@ -84,7 +94,9 @@ class GraphTally:
 
     @property
     def recompiles(self) -> int:
-        return sum(1 for cid in set(self.compile_ids) if _recompile_index(cid) > 0)
+        """Compiles whose id says they are a frame's second or later, plus every compile of a frame
+        again after a reset (which would otherwise pass for a first one)."""
+        return sum(1 for cid in set(self.compile_ids) if _recompile_index(cid) > 0) + self.resets
 
     def op_counts(self) -> list[int]:
         return [sum(1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module")) for gm in self.graphs]
