@@ -50,7 +50,8 @@ REFUSED = [
     ("def f(g):\n    return g.gi_frame.f_back", "introspection"), ("def f(t):\n    return t.tb_frame", "introspection"),
     ("def f(c):\n    return c.co_code", "introspection"),
     # builtins that build names or code at run time
-    ("getattr(1, 'real')", "builtin"), ("setattr(1, 'x', 2)", "builtin"), ("vars()", "builtin"), ("globals()['x'] = 1", "builtin"),
+    ("name = 'real'\ngetattr(1, name)", "builtin"), ("import torch\ngetattr(torch, 'nn')", "builtin"),
+    ("getattr(1, '_private', None)", "private"), ("getattr(1, '__class__')", "dunder"), ("setattr(1, 'x', 2)", "builtin"), ("vars()", "builtin"), ("globals()['x'] = 1", "builtin"),
     ("eval('1')", "builtin"), ("exec('x=1')", "builtin"), ("compile('1', 'f', 'eval')", "builtin"), ("__import__('os')", "dunder"),
     ("open('/etc/passwd')", "builtin"), ("breakpoint()", "builtin"), ("g = getattr", "builtin"),
     ("T = type('T', (), {})", "builtin"), ("import torch\ntorch.load('x', weights_only=False)", "builtin"),
@@ -144,6 +145,9 @@ FAIR = {
                                                             "class A:\n    def __init__(self):\n        self.name = type(self).__name__\n"
                                                             "def f():\n    return f.__name__, f.__doc__, __file__\n",
     "a utf-8 coding line": "# -*- coding: utf-8 -*-\nx = 1\n",
+    "getattr with the name written out, and torch's other check helpers": (
+        "import torch\nclass M(torch.nn.Module):\n    pass\nm = M()\nbias = getattr(m, 'bias', None)\n"
+        "torch._check_value(True, lambda: 'a message')\ntorch._check_index(True)\ntorch._assert(True, 'ok')\n"),
 }
 
 

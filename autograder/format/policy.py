@@ -160,6 +160,11 @@ ALLOWED_PRIVATE = {
     "torch._check": "telling the compiler a fact about a size (chapter 1)",
     "torch._check_is_size": "telling the compiler a value is a size (chapter 1)",
     "torch._check_with": "torch._check with an exception type (chapter 1)",
+    "torch._check_value": "torch._check raising ValueError (chapter 1)",
+    "torch._check_index": "torch._check raising IndexError (chapter 1)",
+    "torch._check_type": "torch._check raising TypeError (chapter 1)",
+    "torch._check_not_implemented": "torch._check raising NotImplementedError (chapter 1)",
+    "torch._assert": "an assert that survives tracing",
     "torch.utils._pytree.*": "flattening nested containers (tree_map, tree_flatten): torch's own helper",
     "torch._inductor.config.*": "Inductor's settings, read or patched in a context manager",
     "torch._subclasses.fake_tensor.*": "FakeTensorMode, to reason about shapes without data (chapter 3)",
@@ -619,6 +624,18 @@ class _Walker:
             self.flag(node, "private", f"`.{attr}`: names that start with `_` are private to their library; "
                                        "use its public API (or drop the underscore from your own attribute)")
 
+    def _literal_getattr(self, node: ast.Name) -> ast.Attribute | None:
+        """``getattr(obj, "name")`` or ``getattr(obj, "name", default)`` with the name as a literal: the
+        attribute ``obj.name`` it reads (a default is what ``obj.name`` cannot say); None otherwise."""
+        call = self.parents.get(id(node))
+        if not (isinstance(call, ast.Call) and call.func is node and not call.keywords and len(call.args) in (2, 3)
+                and not any(isinstance(arg, ast.Starred) for arg in call.args)):
+            return None
+        name = call.args[1]
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value.isidentifier()):
+            return None
+        return ast.copy_location(ast.Attribute(value=call.args[0], attr=name.value, ctx=ast.Load()), call)
+
     def _own_attribute(self, node: ast.Attribute) -> bool:
         """``self._x`` (or ``cls._x``) in a method whose first parameter that name is, directly or
         from a function nested in it, with no scope on the way rebinding it: the learner's own attribute."""
@@ -648,7 +665,14 @@ class _Walker:
                 self.flag(node, "dunder", f"`{name}` reaches the interpreter's internals; no fix needs it")
             return
         if isinstance(node.ctx, ast.Load) and name in self.allow.builtins and name not in self.bound and name not in self.aliases:
-            self.flag(node, "builtin", f"`{name}` is not allowed: {self.allow.builtins[name]}")
+            spelled = self._literal_getattr(node) if name == "getattr" else None
+            if spelled is None:
+                self.flag(node, "builtin", f"`{name}` is not allowed: {self.allow.builtins[name]}")
+            elif self.resolve(spelled.value) is not None:  # on a module: the written-out chain is what the rules follow
+                self.flag(node, "builtin", f"`getattr` on a module is not allowed: write the attribute out "
+                                           f"(`{self.resolve(spelled.value)}.{spelled.attr}`), so that the rules on names can follow it")
+            else:
+                self._attribute(spelled)  # a name written out is judged as `obj.name` would be
         elif name == "type" and isinstance(node.ctx, ast.Load) and "type" not in self.bound:
             parent = self.parents.get(id(node))
             if not (isinstance(parent, ast.Call) and parent.func is node):  # `t = type` then t(name, bases, namespace)
