@@ -147,14 +147,23 @@ def check_nonstrict(spec, ev: Evidence) -> CheckResult:
 
 
 def _carries(value, wanted, rtol: float, atol: float) -> bool:
-    """Whether a graph input's value carries ``wanted``: the same tensor values, or, for a number (or a
-    one-element tensor), a tensor holding that number in every element."""
+    """Whether a graph input's value carries ``wanted``: the same tensor values (in any shape that keeps
+    them in order, such as ``t[None]`` or ``t.reshape(1, -1)``, or broadcast to a larger shape, such as
+    ``t.expand_as(x)``), or, for a number (or a one-element tensor), a tensor holding that number in
+    every element."""
     import torch
 
     if not isinstance(value, torch.Tensor) or value.is_complex() or value.numel() == 0:
         return False
     if isinstance(wanted, torch.Tensor) and wanted.numel() != 1:
-        return value.shape == wanted.shape and bool(torch.allclose(value.double(), wanted.double(), rtol=rtol, atol=atol))
+        if value.numel() == wanted.numel():
+            return bool(torch.allclose(value.double().reshape(-1), wanted.double().reshape(-1), rtol=rtol, atol=atol))
+        try:
+            if torch.broadcast_shapes(value.shape, wanted.shape) != value.shape:
+                return False
+        except RuntimeError:
+            return False
+        return bool(torch.allclose(value.double(), wanted.double().expand(value.shape), rtol=rtol, atol=atol))
     number = float(wanted.double().item()) if isinstance(wanted, torch.Tensor) else wanted
     if type(number) not in (int, float):
         return False

@@ -56,6 +56,10 @@
 # why = "the zero point as a keyword-only parameter, passed by name"
 #
 # [[fair]]
+# name = "zero_point_as_a_row"
+# why = "the zero point passed as a (1, 8) row that broadcasts over the batch, not in its own shape"
+#
+# [[fair]]
 # name = "add_alpha"
 # why = "the subtraction written as torch.add with alpha=-1, so the graph holds an add, not a sub"
 #
@@ -164,6 +168,9 @@ def predict(x):
     # END STARTER
     # BEGIN FAIR keyword_zero_point
     # return torch.sigmoid(calibrate(x, zero_point=CALIBRATION))
+    # END FAIR
+    # BEGIN FAIR zero_point_as_a_row
+    # return torch.sigmoid(calibrate(x, CALIBRATION[None]))
     # END FAIR
     # BEGIN WRONG default_argument
     # return torch.sigmoid(calibrate(x))
