@@ -316,7 +316,7 @@ SPEED_FACTS = Record({}, {"skipped": Text(40), "not_run": Bool(), "graphs": Int(
                                            {"ratio_q1": Float(), "ratio_q3": Float(), "eager_ratio": Float(), "eager_q1": Float(),
                                             "eager_q3": Float(), "eager_ms": Float(), "starter_ms": Float(),
                                             "spreads": ListOf(Float(), 2), "unreliable": Bool(), "load": ListOf(Float(), 2),
-                                            "cores": Int(1, 10**5), "against": Text(20), "mode": Text(20)})})
+                                            "cores": Int(1, 10**5), "threads": Int(1, 10**5), "against": Text(20), "mode": Text(20)})})
 AGAINST = {"eager": "eager", "starter": "the compiled starter"}
 
 
@@ -376,7 +376,8 @@ def check_speed(spec, ev: Evidence) -> CheckResult:
     how = (f"whole schedule from a fresh compiler state, compile included, median of {timed['repeats']} round(s)"
            if timed.get("mode") == "end_to_end" else f"one pass of the schedule, median of {timed['repeats']} interleaved repeats")
     load = timed.get("load")
-    machine = f" Load average {max(load):.1f} on {timed.get('cores', '?')} core(s)." if load else ""
+    machine = f" Load average {max(load):.1f} on {timed.get('cores', '?')} core(s)" if load else ""
+    machine += f", timed on {timed['threads']} thread(s)." if "threads" in timed else "."
     spreads = timed.get("spreads") or []
     if len(spreads) > 1:
         machine += f" The first timing scattered (spread {spreads[0]:.2f}); it was repeated with twice the repeats."

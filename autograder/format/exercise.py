@@ -60,9 +60,10 @@ CHECK_KINDS: dict[str, set[str]] = {
     # `against`: "eager" or "starter" (then eager, the compiled starter and the fix are timed in one loop;
     # `eager_min_ratio` also decides the fix over eager); `mode`: "steady" (warm, interleaved repeats) or
     # "end_to_end" (whole cold schedules, compile included, `rounds` of them); `max_spread`: IQR/median of
-    # the ratios above which the timing is retried once, then, still scattered, not judged.
+    # the ratios above which the timing is retried once, then, still scattered, not judged; `min_repeat_ms`:
+    # a steady repeat runs the schedule as often as makes it last that long (default 25).
     "speed": {"min_ratio", "eager_min_ratio", "against", "mode", "rounds", "max_spread", "backend", "needs", "warmup", "repeats",
-              "size_hint"},
+              "min_repeat_ms", "size_hint"},
     # Chapter 2 (checks_breaks.py):
     "escape_hatch": {"via", "ops"},
     "output": {"stream", "expect"},

@@ -59,18 +59,32 @@ def quartiles(values: list[float]) -> tuple[float, float]:
     return q1, q3
 
 
-def interleaved(sides: dict, warmup: int, repeats: int) -> dict[str, list[float]]:
+def interleaved(sides: dict, warmup: int, repeats: int, min_seconds: float = 0.0) -> dict[str, list[float]]:
     """Seconds of each side's zero-argument run, timed in turns: side A, side B, ..., then again.
 
     Each side first runs ``warmup`` times (compiles happen there). A slow phase of a shared machine
-    then lands on neighbouring runs of every side alike, so the per-repeat ratios stay comparable."""
+    then lands on neighbouring runs of every side alike, so the per-repeat ratios stay comparable.
+    With ``min_seconds``, a repeat runs each side as many times as the slowest side needs to last
+    that long (the same count for every side; the times are per run): a run of a millisecond or two
+    is cut up by the scheduler of a loaded machine, one of tens of milliseconds averages that out."""
     for _ in range(warmup):
         for run in sides.values():
             run()
+    runs = 1
+    if min_seconds > 0:
+        slowest = max(_time_once(run, ()) for run in sides.values())
+        runs = max(1, min(100, int(min_seconds / max(slowest, 1e-6)) + 1))
+
+    def several(run):
+        def go():
+            for _ in range(runs):
+                run()
+        return go
+
     times: dict[str, list[float]] = {name: [] for name in sides}
     for _ in range(repeats):
         for name, run in sides.items():
-            times[name].append(_time_once(run, ()))
+            times[name].append(_time_once(several(run), ()) / runs)
     return times
 
 

@@ -125,7 +125,8 @@ def _end_to_end(lab, against: str, backend: str, rounds: int) -> tuple[dict, int
     return times, graphs
 
 
-@measures("speed", params=("against", "mode", "backend", "warmup", "repeats", "rounds", "needs", "max_spread"), costly=True)
+@measures("speed", params=("against", "mode", "backend", "warmup", "repeats", "min_repeat_ms", "rounds", "needs", "max_spread"),
+          costly=True)
 def speed_measure(spec, lab) -> dict:
     """The fix compiled (``backend``, Inductor by default) against its own code run eagerly and, with
     ``against = "starter"``, against the starter compiled the same way, all timed in one interleaved
@@ -145,6 +146,24 @@ def speed_measure(spec, lab) -> dict:
     against, mode, backend = p.get("against", "eager"), p.get("mode", "steady"), p.get("backend", "inductor")
     limit = p.get("max_spread", 0.5)
     load_before = timing.load_average()
+    threads = torch.get_num_threads()
+    if timing.device_kind() == "cpu":
+        # One thread, set before anything is compiled (Inductor writes the thread count into its
+        # kernels): on a shared machine a parallel kernel waits for whichever of its threads the
+        # scheduler has put aside, and those waits, not the code, decided the timings.
+        torch.set_num_threads(1)
+    try:
+        return _speed(spec, lab, against, mode, backend, limit, load_before)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _speed(spec, lab, against, mode, backend, limit, load_before) -> dict:
+    import torch
+
+    from autograder.sandbox import timing
+
+    p = spec.params
     attempts = []
     sides, counter = _steady_sides(lab, against, backend) if mode != "end_to_end" else (None, None)
     for attempt in range(2):
@@ -152,7 +171,8 @@ def speed_measure(spec, lab) -> dict:
             times, graphs = _end_to_end(lab, against, backend, p.get("rounds", 2) * (attempt + 1))
         else:
             with torch.no_grad():  # the retry runs warm sides: no second warm-up
-                times = timing.interleaved(sides, p.get("warmup", 3) if attempt == 0 else 0, p.get("repeats", 15) * (attempt + 1))
+                times = timing.interleaved(sides, p.get("warmup", 3) if attempt == 0 else 0, p.get("repeats", 15) * (attempt + 1),
+                                           min_seconds=p.get("min_repeat_ms", 25) / 1e3)
             graphs = counter.graphs
         found = timing.summary(times, "fix", against)
         attempts.append(found["spread"])
@@ -166,6 +186,7 @@ def speed_measure(spec, lab) -> dict:
         "eager_ms": float(ms["eager"]), **({"starter_ms": float(ms["starter"])} if "starter" in ms else {}),
         "repeats": int(found["repeats"]), "spreads": [float(s) for s in attempts], "unreliable": found["spread"] > limit,
         "load": [float(load_before), float(timing.load_average())], "cores": int(os.cpu_count() or 1),
+        "threads": int(torch.get_num_threads()),
         "against": against, "mode": mode}}
 
 
