@@ -65,8 +65,8 @@
 # checks = ["no_dodge"]
 #
 # [[fair]]
-# name = "masks_after_loop"
-# why = "keeps each layer's dead mask in the loop and reduces them all in one stacked mean after it, still inside the graph"
+# name = "live_share"
+# why = "measures the share of live units with sign() (0 or 1 after the ReLU) and reports one minus it"
 #
 # [[fair]]
 # name = "count_nonzero"
@@ -150,12 +150,12 @@ class Tower(torch.nn.Module):
         #     dead.append((x == 0).float().mean().item())  # TODO: this tower runs no faster compiled; why?
         # return x, torch.tensor(dead)
         # END STARTER
-        # BEGIN FAIR masks_after_loop
-        # masks = []
+        # BEGIN FAIR live_share
+        # live = []
         # for layer in self.layers:
         #     x = layer(x)
-        #     masks.append(x == 0)
-        # return x, torch.stack(masks).float().mean(dim=(1, 2))
+        #     live.append(x.sign().mean())  # after the ReLU every unit is 0 or positive: sign() is 0 or 1
+        # return x, 1 - torch.stack(live)
         # END FAIR
         # BEGIN FAIR count_nonzero
         # live = []
