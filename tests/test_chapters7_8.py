@@ -194,6 +194,17 @@ def test_raised_by_hand_names_each_way_of_faking_a_torch_error():
     assert "a phrase your file writes itself" in raised_by_hand(broadcast, planted)
     quoted = '"""Fails with: Attempting to broadcast a dimension of length 6."""\nOP = "course::row_scale"\n'
     assert raised_by_hand(broadcast, quoted) is None
+    # An assert operator raises its caller's message, however the file built it (attack 67); called from
+    # code torch generated (a runtime shape assertion), it is torch's own finding.
+    ops = f"{torch_dir}/_ops.py"
+    assert_op = {"where": "torch", "file": ops, "line": 3, "function": "__call__", "code": "return self._op(*args)",
+                 "op": "aten::_assert_scalar.default"}
+    dispatch = {"where": "torch", "file": f"{torch_dir}/_subclasses/fake_tensor.py", "line": 4, "function": "dispatch", "code": "..."}
+    assert "calls the assert operator aten::_assert_scalar.default (line 9" in raised_by_hand({"frames": [own, assert_op, dispatch, assert_op]})
+    generated = {"where": "other", "file": "<eval_with_key>.3", "line": 5, "function": "forward", "code": "_assert_scalar(ge, 'u0 >= 0')"}
+    assert raised_by_hand({"frames": [own, inside, generated, assert_op]}) is None
+    mul = {**assert_op, "op": "aten::mul.Tensor"}
+    assert raised_by_hand({"frames": [own, mul, inside]}) is None
 
 
 def test_the_reproducer_kind_is_validated(tmp_path):

@@ -476,7 +476,9 @@ def test_retyped_and_deleted_cells(course):
     autograded = json.loads((course["root"] / "autograded" / "dave" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text())
     cells = cells_by_id(autograded)
     assert f"check_{TT}" in cells, "the deleted check cell is restored with the course grader's verdict"
-    assert "no answer cell for trace_tolist" in "".join("".join(o.get("text", "")) for o in cells[f"check_{TT}"]["outputs"])
+    shown = "".join("".join(o.get("text", "")) for o in cells[f"check_{TT}"]["outputs"])
+    # It failed once inside a whole loaded suite and never alone: say what the cell showed instead.
+    assert "no answer cell for trace_tolist" in shown, (shown[-2000:], cells[f"check_{TT}"]["outputs"][-1:])
     assert text(cells[f"check_{BC}"]).startswith("# Check breaks_checkpoint"), "the locked source is restored"
     flags = record(course, "dave")["flags"]
     assert any("check_breaks_checkpoint had been changed" in f for f in flags) and any("had been deleted" in f for f in flags)
@@ -506,7 +508,8 @@ def test_feedback_has_the_learner_messages_and_never_a_hidden_check(course):
     assert HIDDEN_FAILED in carol and "Score: 3.0 / 10.0" in carol
     mallory = feedback_html(course, "mallory")  # refused by the static policy before it runs, or caught by the child's watch
     assert "torch.compile" in mallory and ("may not change what it imported" in mallory or "was replaced" in mallory)
-    assert "no answer cell for trace_tolist" in feedback_html(course, "dave")
+    dave = feedback_html(course, "dave")
+    assert "no answer cell for trace_tolist" in dave, dave[-3000:]
     instructor = json.loads((course["root"] / "autograder_results" / ASSIGNMENT / "carol.json").read_text())
     assert "differs from the reference" in json.dumps(instructor), "the instructor's record keeps the hidden check"
 

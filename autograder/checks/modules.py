@@ -151,7 +151,9 @@ def bisection_summary(result: dict | None) -> dict:
 BISECT_RESULT = Record({"backend": Plain(), "subsystem": Plain(), "bisect_number": Plain(), "debug_info": Text(4000)})
 
 
-@decides("bisect", facts=Record({"missing": Bool()}, {"raised": Text(1000), "result": Maybe(BISECT_RESULT), "measure_failed": Text(2000)}))
+@decides("bisect", facts=Record({"missing": Bool()}, {"raised": Text(1000), "result": Maybe(BISECT_RESULT), "measure_failed": Text(2000),
+                                                     "control": Maybe(BISECT_RESULT), "control_raised": Text(1000),
+                                                     "control_unavailable": Text(100)}))
 def check_bisect(spec, ev: Evidence) -> CheckResult:
     function = spec.params.get("function", "test_fn")
     lesson = _lesson(spec, ev.exercise)
@@ -167,7 +169,23 @@ def check_bisect(spec, ev: Evidence) -> CheckResult:
         return CheckResult.outcome(spec, False, "The grader's own bisection is missing (a fault of the exercise).")
     got = bisection_summary(ev.facts.get("result"))
     if all(got.get(key) == wanted.get(key) for key in ("backend", "subsystem", "bisect_number", "operator")):
-        return CheckResult.outcome(spec, True, f"Bisecting with your {function} finds {got}, as the grader's own bisection does.")
+        control = spec.params.get("control")
+        if control and ev.facts.get("control_raised"):
+            return CheckResult.outcome(spec, False, f"Bisecting with your {function} finds {got}, as the grader's own bisection does; "
+                                       f"but with the planted decompositions of {control}:: taken out, where the compiled block gives "
+                                       f"what it gives eagerly, bisecting with it raised {ev.facts['control_raised']}. {lesson}")
+        if control and ev.facts.get("control") is not None:
+            again = bisection_summary(ev.facts["control"])
+            return CheckResult.outcome(spec, False, f"Bisecting with your {function} finds {got}, as the grader's own bisection does; "
+                                       f"but the grader also took the planted decompositions of {control}:: out of Inductor's table, "
+                                       f"so that nothing is wrong any more, and bisecting with your {function} still found {again}. "
+                                       f"A {function} must answer from comparing the compiled block with the eager one, not from "
+                                       f"the bisector's state or a list of answers. {lesson}")
+        if control and "control" not in ev.facts:
+            return CheckResult.outcome(spec, False, "The grader's control bisection did not run "
+                                       f"({ev.facts.get('control_unavailable') or 'no result'}): a fault of the exercise.")
+        return CheckResult.outcome(spec, True, f"Bisecting with your {function} finds {got}, as the grader's own bisection does"
+                                   + (f", and finds nothing once the planted decompositions of {control}:: are taken out." if control else "."))
     return CheckResult.outcome(spec, False, f"Bisecting with your {function} finds {got}; the grader's own bisection finds {wanted}. "
                                f"A {function} that reuses compiled code answers for an earlier configuration, and the bisector goes "
                                f"astray. {lesson}")

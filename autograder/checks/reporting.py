@@ -122,6 +122,13 @@ def own_phrases(source: str) -> list[str]:
     return phrases
 
 
+def is_assert_operator(op: str) -> bool:
+    """An operator that exists to raise a caller's message: aten::_assert_scalar, _assert_async,
+    _functional_assert_async, _assert_tensor_metadata and the like (their names say so)."""
+    name = op.split("::", 1)[-1].split(".", 1)[0]
+    return "assert" in name
+
+
 def raised_by_hand(run: dict, source: str | None = None) -> str | None:
     """Why an exception a reproducer raised is not torch failing on its own, or None.
 
@@ -139,6 +146,16 @@ def raised_by_hand(run: dict, source: str | None = None) -> str | None:
     if frames[-1]["where"] != "torch":
         last = frames[-1]
         return f"it is raised outside torch, at {last['file'].rsplit('/', 1)[-1]}:{last['line']} (`{last['code']}`)"
+    asserting = next((i for i, frame in enumerate(frames) if frame.get("op") and is_assert_operator(frame["op"])), None)
+    if asserting is not None:
+        caller = asserting - 1
+        while caller >= 0 and frames[caller]["where"] == "torch":
+            caller -= 1
+        # Called from the file's own code (through torch only), not from code torch generated.
+        if caller >= 0 and frames[caller]["where"] == "repro":
+            return (f"your file calls the assert operator {frames[asserting]['op']} (line {frames[caller]['line']}: "
+                    f"`{frames[caller]['code']}`), which raises whatever message it is given; the error must come from "
+                    "torch doing the work")
     if own and own[-1] + 1 < len(frames):
         called = frames[own[-1] + 1]
         if called["function"] in RAISING_HELPERS or "/torch/testing/" in called["file"]:
@@ -175,7 +192,8 @@ def static_problems(source: str, params: dict) -> list[str]:
     return problems
 
 
-FRAME = Record({"where": Text(10), "file": Text(4000), "line": Maybe(Int()), "function": Text(400), "code": Text(4000)})
+FRAME = Record({"where": Text(10), "file": Text(4000), "line": Maybe(Int()), "function": Text(400), "code": Text(4000)},
+               {"op": Text(220)})
 RUN = Record({"status": Text(20)}, {"type": Text(200), "message": Text(4000), "root_type": Text(200), "root_message": Text(2000),
                                     "frames": ListOf(FRAME, 40)})
 REPORT = Either(Record({"error": Text(2000)}), Record({"not_run": Bool()}),

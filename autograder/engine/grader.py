@@ -108,6 +108,7 @@ def grade_exercise(exercise, path=None, *, seed=None, timeout=None, warm=None, c
     if not os.path.lexists(target) or target.is_dir():  # a link or a special file is the loader's to refuse, with a message
         raise FileNotFoundError(str(target))
     shown = str(path) if path is not None else exercise.rel(exercise.starter)
+    seed_given = seed is not None  # a seed the caller chose may come again: its reference run is kept
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     started = time.perf_counter()
     problem = environment_problem()
@@ -138,7 +139,7 @@ def grade_exercise(exercise, path=None, *, seed=None, timeout=None, warm=None, c
         _void(result, result.message)
         result.duration_s = round(time.perf_counter() - started, 3)
         return result
-    job = {"master": str(exercise.master), "seed": seed, "costly": costly, "source": loaded.source,
+    job = {"master": str(exercise.master), "seed": seed, "seed_given": seed_given, "costly": costly, "source": loaded.source,
            "filename": str(target.resolve()), "audit": DEFENCES["audit"]}
     result = _run(exercise, job, shown, seed, timeout, warm)
     if result.extra.get("cause") == "machine":  # stopped from outside, not by the learner's code: once more
@@ -187,6 +188,10 @@ def _run(exercise, job: dict, shown: str, seed: int, timeout, warm) -> Result:
         extra["phases_s"] = verdict["phases_s"]
     if isinstance(verdict.get("grading_uid"), int):
         extra["grading_uid"] = verdict["grading_uid"]
+    if isinstance(verdict.get("truths"), dict):
+        extra["truths"] = verdict["truths"]
+    if verdict.get("reference_kept") is True:
+        extra["reference_kept"] = True
     if not verdict.get("ok"):
         result = _error(exercise, shown, verdict.get("message") or "The grader could not run your file.", seed,
                         verdict.get("output_tail", ""), torch=verdict.get("torch", ""), device=verdict.get("device", ""))

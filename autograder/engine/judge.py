@@ -253,15 +253,23 @@ def judge(job: dict) -> dict:
     if integrity._prepared is None:  # cold: the warm worker prepared it once for all its gradings
         integrity.prepare()
     gc.freeze()  # the children's collectors never walk the inherited heap (a full collection would copy all of it)
+    from autograder.engine.kept import ReferenceStore
+
+    # A reference run kept from an earlier grading with this seed: opened now, read after the learner fork.
+    store = ReferenceStore.for_grading(job["master"], job["seed"], identity is not None and bool(job.get("seed_given")))
+    kept_fd = store.open() if store is not None else None
     ref_r, ref_w = os.pipe()
-    ref_pid = os.fork()
+    ref_pid = os.fork() if kept_fd is None else None
     if ref_pid == 0:
         try:
             os.close(ref_r)
             processes.close_fds_except({ref_w})
             processes.die_with_parent()
+            # Measured truths are kept only where the learner child runs as a user of its own, who can
+            # neither read nor write the root-only folder they are kept in (engine/kept.py).
             reference_child.main({"master": job["master"], "seed": job["seed"], "limit": limit, "scratch": scratch,
-                                  "caches": os.path.join(job["workdir"], "reference-caches")}, ref_w)
+                                  "caches": os.path.join(job["workdir"], "reference-caches"),
+                                  "truth_cache": identity is not None}, ref_w)
         finally:
             os._exit(70)
     os.close(ref_w)
@@ -298,11 +306,12 @@ def judge(job: dict) -> dict:
         confinement.append("a PID namespace of its own")
 
     try:
-        return _grade(job, learner, ref_pid, ref_r, clock, limit, identity, kept_root, scratch, confinement)
+        return _grade(job, learner, ref_pid, ref_r, clock, limit, identity, kept_root, scratch, confinement, store, kept_fd)
     finally:
         learner.end()
         try:
-            os.kill(ref_pid, signal.SIGKILL)
+            if ref_pid is not None:
+                os.kill(ref_pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
         processes.kill_descendants()
@@ -314,7 +323,34 @@ def judge(job: dict) -> dict:
                 pass
 
 
-def _grade(job, learner: _Learner, ref_pid, ref_r, clock, limit, identity, kept_root, scratch, confinement) -> dict:
+def _reference_frames(ref_pid, ref_r, clock, store, kept_fd, scratch):
+    """The reference child's two frames (learner, judge), from the child or as kept; the failure frame
+    or None; and whether the frames came from the store."""
+    from autograder.engine.kept import ReferenceStore, wrote_for_the_learner
+    from autograder.sandbox import channel
+
+    if kept_fd is not None:
+        frames = ReferenceStore.read(kept_fd)
+        if frames is not None:
+            return frames[0], frames[1], None, True
+        return None, None, None, True
+    reference = channel.Reader(ref_r)
+    channel.read_until([reference], lambda: any(name in ("judge", "failed") for name, _ in reference.frames), clock.deadline)
+    failed = reference.take("failed")
+    learner_blob, judge_blob = reference.take("learner"), reference.take("judge")
+    try:
+        os.kill(ref_pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    os.waitpid(ref_pid, 0)
+    if store is not None and failed is None and judge_blob is not None and learner_blob is not None \
+            and not wrote_for_the_learner(scratch):
+        store.keep(learner_blob, judge_blob)
+    return learner_blob, judge_blob, failed, False
+
+
+def _grade(job, learner: _Learner, ref_pid, ref_r, clock, limit, identity, kept_root, scratch, confinement, store=None,
+           kept_fd=None) -> dict:
     from autograder.checks.reporting import static_problems
     from autograder.checks.tracing import measures_itself
     from autograder.engine.verdict import Judgement, Rejected
@@ -335,22 +371,20 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, clock, limit, identity, kept_
     if identity is not None:
         base["grading_uid"] = identity.uid  # whose processes and files the grading's end removed
     # The reference child's data; it ends before any learner code starts.
-    reference = channel.Reader(ref_r)
-    channel.read_until([reference], lambda: any(name in ("judge", "failed") for name, _ in reference.frames), clock.deadline)
-    failed = reference.take("failed")
-    learner_blob, judge_blob = reference.take("learner"), reference.take("judge")
-    try:
-        os.kill(ref_pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    os.waitpid(ref_pid, 0)
+    learner_blob, judge_blob, failed, from_store = _reference_frames(ref_pid, ref_r, clock, store, kept_fd, scratch)
+    if from_store:
+        base["reference_kept"] = True  # no reference child: its frames from an earlier grading with this seed
     if failed is not None or judge_blob is None or learner_blob is None:
         why = channel.decode(failed).get("message", "") if failed is not None else (
+            "its kept run could not be read back" if from_store else
             "it did not finish in time" if clock.expired() else "it ended without a report")
         return {**base, "ok": False, "cause": "grader", "stage": "reference",
                 "message": f"The grader's own reference run of this exercise failed ({why}): a fault of the grader or the machine, "
                            "not of your file."}
     expected = channel.decode(judge_blob)
+    kept, measured = expected.pop("truths_kept", (0, 0))
+    if (kept or measured) and not from_store:
+        base["truths"] = {"kept": int(kept), "measured": int(measured)}  # prediction truths read back, or measured now
     lap("reference")
 
     exercise = parse_master(Path(job["master"]))  # the judge's own copy: every threshold and rule comes from here

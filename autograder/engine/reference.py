@@ -25,12 +25,14 @@ from autograder.sandbox import channel
 
 @dataclass
 class ReferenceRun:
-    """What a kind's ``reference`` part may use: the master module, the exercise, the schedule, the seed."""
+    """What a kind's ``reference`` part may use: the master module, the exercise, the schedule, the
+    seed, and ``truths`` (``kept.TruthCache``: a measured truth kept for later gradings)."""
 
     master: object
     exercise: object
     calls: list
     seed: int
+    truths: object = None
 
 
 def load_master(path: str):
@@ -99,7 +101,10 @@ def compute(job: dict) -> tuple[dict, dict]:
         with (probe.captured_output() if capture_output else contextlib.nullcontext({})) as seen:
             expected.append(to_plain(reference(*copy.deepcopy(args))))
         expected_output.append({"stdout": str(seen.get("stdout", "")), "logs": [str(line) for line in seen.get("logs", [])]})
-    run = ReferenceRun(master=master, exercise=exercise, calls=calls, seed=seed)
+    from autograder.engine.kept import open_cache
+
+    truths = open_cache(bool(job.get("truth_cache")), exercise, job["master"])
+    run = ReferenceRun(master=master, exercise=exercise, calls=calls, seed=seed, truths=truths)
     for_learner, for_judge = {}, {}
     for spec in exercise.checks:
         part = REFERENCES.get(spec.kind)
@@ -109,4 +114,5 @@ def compute(job: dict) -> tuple[dict, dict]:
         prepared = part(spec, run)
         for_learner[spec.name], for_judge[spec.name] = prepared.learner, prepared.judge
     return ({"calls": pristine, "checks": for_learner},
-            {"calls": len(calls), "expected": expected, "expected_output": expected_output, "checks": for_judge})
+            {"calls": len(calls), "expected": expected, "expected_output": expected_output, "checks": for_judge,
+             "truths_kept": [truths.hits, truths.misses]})

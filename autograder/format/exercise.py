@@ -89,7 +89,7 @@ CHECK_KINDS: dict[str, set[str]] = {
     "checkpoint": {"model", "prepare", "save", "input_shape"},
     "resume": {"model", "prepare", "resume", "input_shape"},
     "limit_in_effect": {"min", "max"},
-    "bisect": {"function", "agree_with"},
+    "bisect": {"function", "agree_with", "control"},
     # Invalid inputs must still be refused while the compiled code runs (checks/refusal.py):
     "refuses": {"inputs", "types"},
     # A restart that gets only the saved cache artifacts compiles from them, and faster (checks/caches.py):
@@ -661,6 +661,8 @@ def parse_master(path: Path) -> Exercise:
                     "`truth` is the constant's truth)")
         if kind == "bisect":
             _expect(isinstance(params.get("agree_with"), str), where, "bisect.agree_with names the answers check whose truth is the grader's bisection")
+            _expect(isinstance(params.get("control", ""), str), where,
+                    "bisect.control names the namespace of the planted operators (their decompositions are taken out for the control bisection)")
         if kind == "limit_in_effect":
             _expect(all(isinstance(params.get(k), int) for k in ("min", "max")) and params["min"] <= params["max"], where,
                     "limit_in_effect needs whole numbers min <= max")

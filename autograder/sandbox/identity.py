@@ -75,13 +75,14 @@ def _pool() -> tuple[int, int]:
     return (int(base) if base.isdigit() else POOL_BASE), max(1, int(size) if size.isdigit() else POOL_SIZE)
 
 
-def _lock_folder() -> str | None:
-    """A folder only root may enter, for the pool's lock files (created when missing); None if none can be made."""
+def root_only_folder(name: str) -> str | None:
+    """A folder only root may enter (``/run/NAME``, else under the temporary folder), made when
+    missing; None if none can be made or the one there is not root's alone."""
     import stat
     import tempfile
 
     for parent in ("/run", tempfile.gettempdir()):
-        folder = os.path.join(parent, "autograder-identities")
+        folder = os.path.join(parent, name)
         try:
             os.mkdir(folder, 0o700)
         except FileExistsError:
@@ -95,6 +96,11 @@ def _lock_folder() -> str | None:
         if stat.S_ISDIR(info.st_mode) and info.st_uid == 0 and not info.st_mode & 0o077:
             return folder
     return None
+
+
+def _lock_folder() -> str | None:
+    """The folder of the pool's lock files."""
+    return root_only_folder("autograder-identities")
 
 
 def processes_of(uid: int) -> list[int]:

@@ -53,6 +53,18 @@
 # message = "run 2: 2\\)"
 #
 # [[wrong]]
+# name = "job_id_from_process"
+# breaks = "later_runs_compile_once"
+# fails = ["later_run"]
+# message = "run 2: 2\\)"
+#
+# [[wrong]]
+# name = "job_id_drawn_at_random"
+# breaks = "later_runs_compile_once"
+# fails = ["later_run"]
+# message = "run 2: 2\\)"
+#
+# [[wrong]]
 # name = "rounded_temperature"
 # breaks = "same_scores"
 # fails = ["correct"]
@@ -91,6 +103,16 @@ torch.compiler.config.job_id = "nightly-eval"
 # import time
 #
 # torch.compiler.config.job_id = f"nightly-eval-{time.time_ns()}"  # one id per run
+# END WRONG
+# BEGIN WRONG job_id_from_process
+# import os
+#
+# torch.compiler.config.job_id = f"nightly-eval-{os.getpid()}"  # the same in one process, new in the next
+# END WRONG
+# BEGIN WRONG job_id_drawn_at_random
+# import random
+#
+# torch.compiler.config.job_id = f"nightly-eval-{random.getrandbits(48):x}"
 # END WRONG
 # BEGIN WRONG tensor_inside
 # # no job id: each run starts without a profile

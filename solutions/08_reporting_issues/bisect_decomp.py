@@ -25,6 +25,7 @@
 # name = "test_fn"
 # function = "test_fn"
 # agree_with = "bisection"
+# control = "course"
 # points = 2
 #
 # [[requirements]]

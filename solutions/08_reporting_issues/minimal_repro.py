@@ -59,7 +59,7 @@
 # name = "raised_through_an_assert_operator"
 # breaks = "same_failure"
 # fails = ["reproducer"]
-# message = "a phrase your file writes itself"
+# message = "calls the assert operator aten::_assert_scalar"
 #
 # [[wrong]]
 # name = "same_error_from_another_operator"

@@ -24,21 +24,26 @@ def answers_reference(spec, ref) -> Prepared:
     p = spec.params
     judge: dict = {}
     learner: dict = {}
+    remember = ref.truths.remember if ref.truths is not None else (lambda name, params, compute: to_plain(compute()))
     if not p.get("variants"):
-        judge["truth"] = to_plain(getattr(ref.master, p.get("truth", "expected_answers"))())
+        name = p.get("truth", "expected_answers")
+        judge["truth"] = remember(name, None, getattr(ref.master, name))
     else:
         if p.get("constant") and p.get("constant_truth"):
-            judge["truth"] = to_plain(getattr(ref.master, p["constant_truth"])())
+            judge["truth"] = remember(p["constant_truth"], None, getattr(ref.master, p["constant_truth"]))
         draw = getattr(ref.master, p["variants"])
         variants = [dict(params) for params in draw(torch.Generator().manual_seed(ref.seed))]
+        plain = [to_plain(params) for params in variants]
         if p.get("truth"):
             truth_of = getattr(ref.master, p["truth"])
-            truths = [truth_of(copy.deepcopy(params)) for params in variants]
+            truths = [remember(p["truth"], shown, lambda params=params: truth_of(copy.deepcopy(params)))
+                      for params, shown in zip(variants, plain)]
         else:
             solution = getattr(ref.master, p["function"])
-            truths = [solution(**copy.deepcopy(params)) for params in variants]
-        judge["variant_truths"] = [to_plain(truth) for truth in truths]
-        learner["variants"] = [to_plain(params) for params in variants]
+            truths = [remember(p["function"], shown, lambda params=params: solution(**copy.deepcopy(params)))
+                      for params, shown in zip(variants, plain)]
+        judge["variant_truths"] = truths
+        learner["variants"] = plain
         judge["variants"] = learner["variants"]
     return Prepared(judge=judge, learner=learner)
 

@@ -156,8 +156,17 @@ def limit_in_effect_measure(spec, lab) -> dict:
     return {"per_function": to_plain(per_function), "config": to_plain(probe.recompile_limit())}
 
 
-@measures("bisect", params=("function",))
+def _bisection(found) -> dict | None:
+    if found is None:
+        return None
+    return {"backend": to_plain(found.backend), "subsystem": to_plain(found.subsystem), "bisect_number": to_plain(found.bisect_number),
+            "debug_info": to_plain(str(found.debug_info or ""))[:4000]}
+
+
+@measures("bisect", params=("function", "control"))
 def bisect_measure(spec, lab) -> dict:
+    """The learner's test function driving ``CompilerBisector``; with ``control`` (the namespace of the
+    planted operators), a second bisection with their decompositions taken out, where nothing is wrong."""
     from autograder.sandbox import probe
 
     learner_fn = lab.submission.__dict__.get(spec.params.get("function", "test_fn"))
@@ -167,8 +176,15 @@ def bisect_measure(spec, lab) -> dict:
         found = probe.bisect(learner_fn)
     except Exception as exc:  # noqa: BLE001 - the learner's test function may raise
         return {"missing": False, "raised": f"{type(exc).__name__}: {str(exc)[:300]}"}
-    if found is None:
-        return {"missing": False, "result": None}
-    return {"missing": False, "result": {"backend": to_plain(found.backend), "subsystem": to_plain(found.subsystem),
-                                         "bisect_number": to_plain(found.bisect_number),
-                                         "debug_info": to_plain(str(found.debug_info or ""))[:4000]}}
+    facts = {"missing": False, "result": _bisection(found)}
+    if spec.params.get("control") and found is not None:
+        try:
+            control = probe.control_bisect(learner_fn, spec.params["control"], last_backend=found.backend)
+        except Exception as exc:  # noqa: BLE001 - raising where nothing is wrong is an answer too
+            facts["control_raised"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+        else:
+            if isinstance(control, str):
+                facts["control_unavailable"] = control
+            else:
+                facts["control"] = _bisection(control)
+    return facts

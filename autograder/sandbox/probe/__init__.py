@@ -52,7 +52,7 @@ from .trace import (  # noqa: F401
     TORCH_DIR, _TraceRecorder, structured_trace, read_trace, Compilation, compilations, _RECOMPILING, CallLog, call_log, captured_graphs, guard_names,
 )
 from .ablation import (  # noqa: F401
-    ABLATION_BACKENDS, _same, Stage, ablate, first_failing, bisect,
+    ABLATION_BACKENDS, _same, Stage, ablate, first_failing, bisect, control_bisect,
 )
 from .inject import (  # noqa: F401
     added_break, allowed_in_graph_ids, is_disabled,

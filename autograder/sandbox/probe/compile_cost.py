@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import os
+import sys
 
 import torch
 import torch._dynamo
@@ -113,45 +114,64 @@ def compile_times_table() -> str:
     return compile_times()
 
 
-def job_reruns(start, calls, folder: str, options: dict | None = None, runs: int = 2) -> dict:
-    """The graphs each of ``runs`` runs of a job compiles, each run started as a new process starts
-    it: Dynamo reset (its compiled code, and the profile of sizes and numbers that varied that it keeps
-    in memory, forgotten), then ``start()`` (the program set up again: returns the callable to compile
-    and the driver that calls it, or None), then the schedule from its first call. Only
+def job_reruns(start, calls, folder: str, options: dict | None = None, runs: int = 2, timeout: float = 120.0) -> dict:
+    """The graphs each of ``runs`` runs of a job compiles, each run a new process: a child forked from
+    this one (so its process id, and whatever it reads that differs from process to process, is new),
+    with Dynamo reset in it (its compiled code, and the profile of sizes and numbers that varied that
+    it keeps in memory, forgotten), then ``start()`` (the program set up again: returns the callable
+    to compile and the driver that calls it, or None), then the schedule from its first call. Only
     the compile-cache folder carries over: ``folder``, empty and private to this report, where
-    profile-guided recompilation stores what a run learned under ``torch.compiler.config.job_id``.
+    profile-guided recompilation stores what a run learned under ``torch.compiler.config.job_id``
+    (it writes after each compile, so before the child ends).
     Returns {"graphs": [per run], "reasons": [the first recompile reason of each run, or None],
-    "error": what a call raised (the runs stop there), or None}."""
-    from .events import _guard_lines, recompile_reasons
+    "error": what a call raised, or why a run did not report (the runs stop there), or None}."""
+    from .forked import in_forked_child
 
     kwargs = {k: v for k, v in (options or {}).items() if k in ("fullgraph", "dynamic")}
+
+    def one_run(state):
+        from .events import _guard_lines, recompile_reasons
+
+        # A fork inherits what a new process would draw afresh. Python's random module reseeds itself
+        # in a forked child; NumPy's global generator does not.
+        if "numpy" in sys.modules:
+            sys.modules["numpy"].random.seed()
+        clean_state()
+        counter = CountingBackend("eager")
+        made, driver = start()
+        compiled = torch.compile(made, backend=counter, **kwargs)
+        error = None
+        with recompile_reasons() as seen:
+            try:
+                for args in calls:
+                    args = copy.deepcopy(args)
+                    driver(compiled, *args) if driver is not None else compiled(*args)
+            except Exception as exc:  # noqa: BLE001 - reported; the other checks say more
+                error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:500]
+        first = (_guard_lines(str(seen[0])) or [str(seen[0]).strip()])[0] if seen else None
+        return {"graphs": counter.graphs, "reason": first[:500] if first else None, "error": error}
+
     old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
     graphs, reasons, error = [], [], None
     try:
         for _ in range(runs):
-            clean_state()
-            counter = CountingBackend("eager")
-            made, driver = start()
-            compiled = torch.compile(made, backend=counter, **kwargs)
-            with recompile_reasons() as seen:
-                try:
-                    for args in calls:
-                        args = copy.deepcopy(args)
-                        driver(compiled, *args) if driver is not None else compiled(*args)
-                except Exception as exc:  # noqa: BLE001 - reported; the other checks say more
-                    error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:500]
-            graphs.append(counter.graphs)
-            first = (_guard_lines(str(seen[0])) or [str(seen[0]).strip()])[0] if seen else None
-            reasons.append(first[:500] if first else None)
-            if error:
+            run = in_forked_child(one_run, timeout)
+            if "graphs" not in run:  # the set-up raised, or the process ended without a report
+                graphs.append(0)  # so that the error is told as this run's
+                reasons.append(None)
+                error = str(run.get("error") or "the run did not report")[:500]
+                break
+            graphs.append(int(run["graphs"]))
+            reasons.append(run["reason"])
+            if run["error"]:
+                error = run["error"]
                 break
     finally:
         if old is None:
             os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
         else:
             os.environ["TORCHINDUCTOR_CACHE_DIR"] = old
-        clean_state()
     return {"graphs": graphs, "reasons": reasons, "error": error}
 
 

@@ -87,6 +87,16 @@ def _frame_origin(frame, own_codes) -> str:
     return "other"
 
 
+def _operator_called(frame) -> str | None:
+    """The operator a frame of torch's operator call (``OpOverload.__call__``) runs, as "ns::name.overload"."""
+    if frame.f_code.co_name != "__call__" or not frame.f_code.co_filename.endswith(os.path.join("torch", "_ops.py")):
+        return None
+    target = frame.f_locals.get("self")
+    if isinstance(target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        return str(getattr(target, "_name", target))[:200] + (f".{target._overloadname}" if isinstance(target, torch._ops.OpOverload) else "")
+    return None
+
+
 def _describe_raise(exc: BaseException, path: str, own_codes=None) -> dict:
     """An exception raised by a reproducer: its type and message, and the frames of the error that
     started it (following ``raise ... from``), each marked "repro", "torch" or "other" (``_frame_origin``;
@@ -106,8 +116,12 @@ def _describe_raise(exc: BaseException, path: str, own_codes=None) -> dict:
         where = _frame_origin(frame, own_codes)
         if own_codes is None and where == "other" and os.path.abspath(frame.f_code.co_filename) == path:
             where = "repro"
-        frames.append({"where": where, "file": frame.f_code.co_filename, "line": line, "function": frame.f_code.co_name,
-                       "code": linecache.getline(frame.f_code.co_filename, line).strip()})
+        record = {"where": where, "file": frame.f_code.co_filename, "line": line, "function": frame.f_code.co_name,
+                  "code": linecache.getline(frame.f_code.co_filename, line).strip()}
+        op = _operator_called(frame) if where == "torch" else None
+        if op:
+            record["op"] = op  # by the operator object itself: an alias or a name built at run time shows the same
+        frames.append(record)
         tb = tb.tb_next
     return {"status": "raised", "type": type(exc).__name__, "message": str(exc)[:3000],
             "root_type": type(root).__name__, "root_message": str(root)[:1000], "frames": frames[-40:]}

@@ -23,16 +23,13 @@ from __future__ import annotations
 
 import copy
 import gc
-import io
 import os
-import select
 import shutil
-import signal
 import tempfile
 import time
-import traceback
 
 import torch
+from .forked import in_forked_child as _in_child
 from .state import clean_state
 
 MAX_BLOB = 256 * 1024 * 1024  # what save() may hand over; the mega-cache of a small model is well under 1 MiB
@@ -134,51 +131,6 @@ def _one_start(make, args, folder: str, before=None, after=None, state=None) -> 
                 report["blob_type"] = f"{len(blob)} bytes, more than the {MAX_BLOB} allowed"
         report["stage"] = None
     return report
-
-
-def _in_child(work, timeout: float) -> dict:
-    """Run ``work()`` in a forked child; its report comes back through a pipe (torch.save, read
-    with weights_only=True). A child that raises reports the error; one that runs past
-    ``timeout`` is killed and reported as such."""
-    readable, writable = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        os.close(readable)
-        # The parent's OpenMP threads do not exist in a forked child, and an operator that tries to
-        # use them waits forever (a matmul hung here after the grading had run the schedule).
-        torch.set_num_threads(1)
-        try:
-            state = {}
-            try:
-                report = work(state)
-            except BaseException as exc:  # noqa: BLE001 - the learner's save/load, or the compile, failed
-                report = {"error": f"{type(exc).__name__}: {exc}".splitlines()[0][:500], "stage": state.get("stage"),
-                          "where": traceback.format_exc()[-1500:]}
-            buffer = io.BytesIO()
-            torch.save(report, buffer)
-            with os.fdopen(writable, "wb") as channel:
-                channel.write(buffer.getvalue())
-        finally:
-            os._exit(0)
-    os.close(writable)
-    chunks, deadline = [], time.monotonic() + timeout
-    with os.fdopen(readable, "rb") as channel:
-        while True:
-            left = deadline - time.monotonic()
-            ready, _, _ = select.select([channel], [], [], max(left, 0))
-            if not ready:
-                os.kill(pid, signal.SIGABRT if os.environ.get("WARM_START_DEBUG") else signal.SIGKILL)
-                os.waitpid(pid, 0)
-                return {"error": f"did not finish within {timeout:.0f} s", "timed_out": True}
-            chunk = os.read(channel.fileno(), 1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    os.waitpid(pid, 0)
-    data = b"".join(chunks)
-    if not data:
-        return {"error": "the process ended without a report (killed, or it exited on its own)"}
-    return torch.load(io.BytesIO(data), weights_only=True)
 
 
 def warm_start_report(make, args, save, load, timeout: float = 120.0) -> dict:
