@@ -7,6 +7,10 @@
 2. The course's timing exercises (chapters 5 and 6), solution and starting file graded ``--runs``
    times each on this machine (benchmarks/cost_verdicts.py), when the installed torch has the APIs
    they use; an exercise whose API the installed torch lacks is listed as skipped, not failed.
+3. The speed-graded exercises (every exercise with a ``speed`` check, any chapter), solution and
+   starting file graded ``--runs`` times each (benchmarks/speed_verdicts.py): on CUDA their checks
+   use the ``cuda`` thresholds (without CUDA they use the ``cpu`` ones, and a check that needs CUDA
+   is skipped, never passed).
 
 Without CUDA it prints why there is no table and exits 0.
 """
@@ -90,6 +94,7 @@ def main(argv=None) -> int:
         from autograder import discover
         from autograder.format.exercise import COSTLY_KINDS
         import cost_verdicts
+        import speed_verdicts
     except Exception as exc:  # e.g. Python < 3.11 has no tomllib
         print(f"\nThe course's exercises cannot be loaded here ({type(exc).__name__}: {exc}); only the table above.")
         return 0
@@ -99,7 +104,15 @@ def main(argv=None) -> int:
     if skipped:
         print(f"\nSkipped (torch {torch.__version__} lacks an API they use): {', '.join(skipped)}")
     print()
-    return cost_verdicts.main(["--runs", str(args.runs), "--exercise", *runnable])
+    status = cost_verdicts.main(["--runs", str(args.runs), "--exercise", *[i for i in runnable if i not in speed_ids()]])
+    print("\nSpeed-graded exercises:")
+    return speed_verdicts.main(["--runs", str(args.runs), "--exercises", *speed_ids()]) or status
+
+
+def speed_ids() -> list[str]:
+    import speed_verdicts
+
+    return [e.id for e in speed_verdicts.speed_exercises()]
 
 
 if __name__ == "__main__":

@@ -890,6 +890,20 @@ assert after.graphs == 2 and after.skipped == []
 check("skip_loop_print")
 
 # %% [markdown]
+# ### Exercise: dead_units_tower
+#
+# [exercises/02_graph_breaks/dead_units_tower.py](../exercises/02_graph_breaks/dead_units_tower.py):
+# a tower of layers reports a monitoring number per layer, and the tower is no faster compiled
+# than not. The grader times your fix, compiled with Inductor, against the starting code compiled
+# the same way and against your code run eagerly: here the skipped frame costs run time.
+
+# %%
+# !{sys.executable} ../exercises/02_graph_breaks/dead_units_tower.py 2>&1 | tail -n 5
+
+# %%
+check("dead_units_tower")
+
+# %% [markdown]
 # #### 2.5.5.2 Graph break in a context manager
 #
 # A break inside the `with` block of a context manager you wrote yourself cannot be resumed

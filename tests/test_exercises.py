@@ -16,22 +16,24 @@ from autograder.engine.grader import grade
 
 EXERCISES = discover()
 IDS = [f"{e.chapter}-{e.id}" for e in EXERCISES]
+# Exercises graded by a `speed` check carry the `speed` marker (`-m speed` selects them; CI runs them).
+MARKED = [pytest.param(e, marks=[pytest.mark.speed] if any(c.kind == "speed" for c in e.checks) else []) for e in EXERCISES]
 
 
-@pytest.mark.parametrize("exercise", EXERCISES, ids=IDS)
+@pytest.mark.parametrize("exercise", MARKED, ids=IDS)
 def test_starter_fails_for_its_declared_reason(exercise, graded):
     result = graded(exercise.id, "starter")
     assert dev.starter_problem(exercise, result) is None, dev.starter_problem(exercise, result)
 
 
-@pytest.mark.parametrize("exercise", EXERCISES, ids=IDS)
+@pytest.mark.parametrize("exercise", MARKED, ids=IDS)
 def test_solution_passes(exercise, graded):
     result = graded(exercise.id, "master")
     assert dev.solution_problem(exercise, result) is None, dev.solution_problem(exercise, result)
     assert result.score == result.max_score == exercise.max_score
 
 
-@pytest.mark.parametrize("exercise", EXERCISES, ids=IDS)
+@pytest.mark.parametrize("exercise", MARKED, ids=IDS)
 def test_solution_passes_on_other_hidden_inputs(exercise):
     """A new seed draws new inputs; the reference solution must not depend on the seed."""
     assert grade(exercise.id, exercise.master, seed=987654, costly=False).passed

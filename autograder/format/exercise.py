@@ -57,7 +57,13 @@ CHECK_KINDS: dict[str, set[str]] = {
     # `function(**params)` is compared with the master's `truth(params)` (default: the master's own
     # `function(**params)`); a `constant` beside them is checked first, against `constant_truth()`.
     "answers": {"constant", "truth", "variants", "function", "constant_truth"},
-    "speed": {"min_ratio", "against", "backend", "needs", "warmup", "repeats", "size_hint"},
+    # `against`: "eager" or "starter" (then eager, the compiled starter and the fix are timed in one loop;
+    # `eager_min_ratio` also decides the fix over eager); `mode`: "steady" (warm, interleaved repeats) or
+    # "end_to_end" (whole cold schedules, compile included, `rounds` of them); `max_spread`: IQR/median of
+    # the ratios above which the timing is retried once, then, still scattered, not judged; `min_repeat_ms`:
+    # a steady repeat runs the schedule as often as makes it last that long (default 25).
+    "speed": {"min_ratio", "eager_min_ratio", "against", "mode", "rounds", "max_spread", "backend", "needs", "warmup", "repeats",
+              "min_repeat_ms", "size_hint"},
     # Chapter 2 (checks_breaks.py):
     "escape_hatch": {"via", "ops"},
     "output": {"stream", "expect"},
@@ -617,6 +623,11 @@ def parse_master(path: Path) -> Exercise:
                     "an escape_hatch check traces the graphs with aot_eager: leave compile.backend unset or \"aot_eager\"")
             _expect(params.get("via", "any") in ("nonstrict_trace", "custom_op", "any"), where,
                     "escape_hatch.via is one of \"nonstrict_trace\", \"custom_op\", \"any\"")
+        if kind == "speed":
+            _expect(params.get("against", "eager") in ("eager", "starter"), where, "speed.against is \"eager\" or \"starter\"")
+            _expect(params.get("mode", "steady") in ("steady", "end_to_end"), where, "speed.mode is \"steady\" or \"end_to_end\"")
+            _expect("eager_min_ratio" not in params or params.get("against") == "starter", where,
+                    "speed.eager_min_ratio needs against = \"starter\" (against eager, min_ratio is that threshold)")
         if kind == "output":
             _expect(params.get("stream", "stdout") in ("stdout", "logging"), where, "output.stream is \"stdout\" or \"logging\"")
             _expect(params.get("expect", "reference") in ("reference", "silent"), where, "output.expect is \"reference\" or \"silent\"")

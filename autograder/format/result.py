@@ -26,6 +26,19 @@ class CheckResult:
     def skipped(cls, spec, message: str) -> "CheckResult":
         return cls(spec.name, spec.kind, SKIPPED, 0, spec.points, message, spec.section)
 
+    @classmethod
+    def not_judged(cls, spec, why: str) -> "CheckResult":
+        """A timing the grader could not trust: skipped, and the whole grade becomes an error of the
+        grader (``settle``), neither the learner's pass nor their failure."""
+        return cls(spec.name, spec.kind, SKIPPED, 0, spec.points, f"{NOT_JUDGED}: {why}", spec.section)
+
+    @property
+    def unjudged(self) -> bool:
+        return self.status == SKIPPED and self.message.startswith(NOT_JUDGED)
+
+
+NOT_JUDGED = "Not judged, a fault of the grader's timing and not of your file"
+
 
 @dataclass
 class Result:
@@ -83,6 +96,14 @@ def settle(result: Result) -> Result:
     result.max_score = sum(c.max_score for c in result.checks) or result.max_score
     if result.status != ERROR:
         result.status = FAILED if any(c.status == FAILED for c in result.checks) else PASSED
+    unjudged = [c for c in result.checks if c.unjudged]
+    if result.status == PASSED and unjudged:
+        # Passing would give a timing the grader could not read the benefit of the doubt, failing would
+        # blame the learner for the machine: the grade is the grader's error, to be graded again.
+        result.status, result.score = ERROR, 0
+        result.extra.setdefault("cause", "machine")
+        result.message = (f"`{unjudged[0].name}`: {unjudged[0].message} Grade again, on a quieter machine if you can; "
+                          "nothing in your file needs to change for this.")
     gates = [c for c in result.checks if c.status == FAILED and c.max_score == 0]
     if result.status == FAILED and gates:
         for check in result.checks:

@@ -1,7 +1,8 @@
-"""Speed as a ratio measured in one process: warm-up, interleaved repeats, median of ratios."""
+"""Speed measured in one process: warm-up, interleaved repeats, medians, and how scattered they were."""
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 
@@ -18,6 +19,14 @@ def device_name() -> str:
     return f"cpu: {torch.get_num_threads()} threads"
 
 
+def load_average() -> float:
+    """The machine's one-minute load average (0.0 where the platform has none)."""
+    try:
+        return float(os.getloadavg()[0])
+    except (AttributeError, OSError):
+        return 0.0
+
+
 def _synchronize() -> None:
     if torch.cuda.is_available():
         torch.cuda.synchronize()
@@ -31,24 +40,68 @@ def _time_once(fn, args) -> float:
     return time.perf_counter() - start
 
 
-def speed_ratio(baseline, candidate, args: tuple, warmup: int = 3, repeats: int = 15) -> dict:
-    """How many times faster ``candidate`` runs than ``baseline`` on ``args``.
+def spread(values: list[float]) -> float:
+    """Interquartile range over median: 0 for identical repeats; above about 0.5 the median itself moves
+    from one measurement to the next."""
+    if len(values) < 2:
+        return 0.0
+    middle = statistics.median(values)
+    if middle <= 0:
+        return float("inf")
+    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return (q3 - q1) / middle
 
-    Both run ``warmup`` times first (compiles happen there). Then each repeat times one call of
-    each, back to back, so slow phases of a shared machine hit both alike; the verdict uses the
-    median of the per-repeat ratios.
-    """
+
+def quartiles(values: list[float]) -> tuple[float, float]:
+    if len(values) < 2:
+        return (values[0], values[0]) if values else (0.0, 0.0)
+    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")
+    return q1, q3
+
+
+def interleaved(sides: dict, warmup: int, repeats: int, min_seconds: float = 0.0) -> dict[str, list[float]]:
+    """Seconds of each side's zero-argument run, timed in turns: side A, side B, ..., then again.
+
+    Each side first runs ``warmup`` times (compiles happen there). A slow phase of a shared machine
+    then lands on neighbouring runs of every side alike, so the per-repeat ratios stay comparable.
+    With ``min_seconds``, a repeat runs each side as many times as the slowest side needs to last
+    that long (the same count for every side; the times are per run): a run of a millisecond or two
+    is cut up by the scheduler of a loaded machine, one of tens of milliseconds averages that out."""
     for _ in range(warmup):
-        baseline(*args)
-        candidate(*args)
-    base_times, cand_times = [], []
+        for run in sides.values():
+            run()
+    runs = 1
+    if min_seconds > 0:
+        slowest = max(_time_once(run, ()) for run in sides.values())
+        runs = max(1, min(100, int(min_seconds / max(slowest, 1e-6)) + 1))
+
+    def several(run):
+        def go():
+            for _ in range(runs):
+                run()
+        return go
+
+    times: dict[str, list[float]] = {name: [] for name in sides}
     for _ in range(repeats):
-        base_times.append(_time_once(baseline, args))
-        cand_times.append(_time_once(candidate, args))
-    ratios = [b / c for b, c in zip(base_times, cand_times) if c > 0]
-    return {
-        "ratio": statistics.median(ratios) if ratios else 0.0,
-        "baseline_ms": statistics.median(base_times) * 1e3,
-        "candidate_ms": statistics.median(cand_times) * 1e3,
-        "repeats": repeats,
-    }
+        for name, run in sides.items():
+            times[name].append(_time_once(several(run), ()) / runs)
+    return times
+
+
+def summary(times: dict[str, list[float]], fix: str, baseline: str) -> dict:
+    """Medians in ms of every side, and the fix's speed-up over ``baseline`` (median of per-repeat
+    ratios), with the spread and quartiles of those ratios."""
+    ratios = [b / c for b, c in zip(times[baseline], times[fix]) if c > 0]
+    low, high = quartiles(ratios)
+    return {"ratio": statistics.median(ratios) if ratios else 0.0, "ratio_q1": low, "ratio_q3": high,
+            "spread": spread(ratios), "ms": {name: statistics.median(values) * 1e3 for name, values in times.items()},
+            "repeats": len(ratios)}
+
+
+def speed_ratio(baseline, candidate, args: tuple, warmup: int = 3, repeats: int = 15) -> dict:
+    """How many times faster ``candidate`` runs than ``baseline`` on ``args`` (median of interleaved
+    per-repeat ratios), with both medians in ms."""
+    times = interleaved({"baseline": lambda: baseline(*args), "candidate": lambda: candidate(*args)}, warmup, repeats)
+    found = summary(times, "candidate", "baseline")
+    return {"ratio": found["ratio"], "baseline_ms": found["ms"]["baseline"], "candidate_ms": found["ms"]["candidate"],
+            "repeats": repeats}
