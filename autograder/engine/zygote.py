@@ -160,6 +160,12 @@ def serve(parent: int | None = None) -> None:
             else:
                 control.poll()
         job = json.loads(control.readline())
+        if learner is not None and learner.report_in():
+            if time.monotonic() > learner.deadline:
+                learner.data = b""  # too late: nothing is imported, as in wait_for_report
+            learner.finish()
+            learner = None
+            prepare_watch()  # again: the modules just imported are watched too
         private = (control.fd, control_out) + ((learner.read_fd,) if learner is not None else ())
         reply = _run_forked(judge, job, control, private, keep={learner.pid} if learner is not None else set())
         _write_line(control_out, json.dumps(reply))
@@ -217,6 +223,19 @@ class _ModuleLearner:
                 return True
             if any(fd in ready for fd in others):
                 return False
+
+    def report_in(self) -> bool:
+        """Without waiting: read what the child has written; True once its report is whole (the
+        zygote then imports the names before its next grading instead of after it: gradings sent back
+        to back would otherwise never leave it idle, and each would import them itself)."""
+        while True:
+            ready, _, _ = select.select([self.read_fd], [], [], 0)
+            if not ready:
+                return time.monotonic() > self.deadline
+            chunk = os.read(self.read_fd, 65536)
+            if not chunk:
+                return True
+            self.data += chunk
 
     def finish(self) -> list[str]:
         """Stop the child and import what it reported; returns the names imported."""
