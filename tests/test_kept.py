@@ -13,6 +13,10 @@ from autograder.format.exercise import load
 from autograder.sandbox import identity
 
 ROOT_ONLY = pytest.mark.skipif(not identity._running_as_root(), reason="the cache is kept only by a root grader")
+# Where some grading keeps root (here: Python's headers are under /root, so Inductor gradings do),
+# nothing is kept, and the gradings below cannot show a kept run.
+KEPT_HERE = pytest.mark.skipif(identity.some_grading_keeps_root() is not None,
+                               reason=f"nothing is kept on this machine: {identity.some_grading_keeps_root()}")
 
 
 def _cache(tmp_path, master_text="def truth(): pass\n"):
@@ -96,6 +100,7 @@ def test_the_grading_user_can_neither_read_nor_plant_a_truth():
 
 
 @ROOT_ONLY
+@KEPT_HERE
 @pytest.mark.slow
 def test_a_kept_truth_gives_the_same_verdicts_and_skips_the_experiment():
     exercise = load("predict_nested")
@@ -136,6 +141,7 @@ def test_kept_frames_are_read_back_whole_and_a_torn_entry_is_refused(tmp_path):
 
 
 @ROOT_ONLY
+@KEPT_HERE
 @pytest.mark.slow
 def test_a_seed_the_caller_chose_keeps_the_reference_run_and_a_drawn_seed_does_not():
     exercise = load("breaks_checkpoint")
@@ -155,3 +161,28 @@ def test_a_seed_the_caller_chose_keeps_the_reference_run_and_a_drawn_seed_does_n
 def test_the_grading_user_cannot_reach_the_kept_reference_runs():
     folder = identity.root_only_folder(kept.REFERENCE_FOLDER_NAME)
     assert folder is not None and os.stat(folder).st_uid == 0 and not os.stat(folder).st_mode & 0o077
+
+
+def test_nothing_is_kept_where_some_grading_keeps_root(monkeypatch):
+    """A submission graded as root could read a kept truth, or plant one from C++ (torch.save): one
+    such grading anywhere on the machine turns the stores off for every grading."""
+    exercise = load("predict_nested")
+    monkeypatch.setattr(identity, "_running_as_root", lambda: True)
+    monkeypatch.setattr(identity, "drop_wanted", lambda: True)
+    monkeypatch.setattr(identity, "packages_block_the_drop", lambda: None)
+    monkeypatch.setattr(identity, "_enterable_by_others", lambda folder: True)
+    monkeypatch.setattr(identity, "_readable_by_others", lambda path: False)  # Python's headers closed to others
+    assert "Inductor" in identity.some_grading_keeps_root()
+    assert kept.open_cache(True, exercise, str(exercise.master)).folder is None
+    assert kept.ReferenceStore.for_grading(str(exercise.master), 1, True) is None
+    monkeypatch.setattr(identity, "drop_wanted", lambda: False)
+    assert identity.some_grading_keeps_root() == f"{identity.DROP_SWITCH}=0"
+    monkeypatch.setattr(identity, "drop_wanted", lambda: True)
+    monkeypatch.setattr(identity, "_readable_by_others", lambda path: True)
+    monkeypatch.setattr(identity, "root_only_folder", lambda name: None)
+    assert identity.some_grading_keeps_root() is None
+    assert kept.open_cache(True, exercise, str(exercise.master)).folder is None, "no root-only folder: nothing kept"
+    monkeypatch.setattr(identity, "root_only_folder", lambda name: "/nonexistent-root-only")  # every grading drops
+    assert kept.ReferenceStore.for_grading(str(exercise.master), 1, True).folder == "/nonexistent-root-only"
+    assert kept.ReferenceStore.for_grading(str(exercise.master), 1, False) is None, "no seed of the caller's: nothing kept"
+

@@ -7,10 +7,13 @@ otherwise take a fraction of one. The result depends only on the master, the par
 the course's own code, so the reference child keeps it on disk and a later grading reads it back.
 
 The folder is root's alone (mode 0700), and the cache is used only when the learner child will run
-under a user of its own (root graders: Gradescope, CI, a batch, this course's tests): that user can
-neither read a truth from it nor write one into it, so no submission can learn an answer there or
-plant one for a later grading. Where the grader runs as the learner's own user, or keeps root for a
-grading, nothing is kept (``AUTOGRADER_TRUTH_CACHE=0`` turns it off everywhere).
+under a user of its own and every other grading on the machine does too
+(``identity.some_grading_keeps_root``): that user can neither read a truth from it nor write one
+into it, so no submission can learn an answer there or plant one for a later grading. A submission
+that ran as root could do both (``torch.save`` writes from C++, out of the audit hook's sight), so
+where any grading keeps root (a non-root grader, the drop switched off, Python's headers closed to
+others so that Inductor gradings keep root, as on the course's reference machine), nothing is kept
+(``AUTOGRADER_TRUTH_CACHE=0`` turns it off everywhere).
 
 A key is the SHA-256 of the master's bytes, of the course's own source files (name, size, time of
 change), of torch's and Python's versions, the device, the truth's name and its parameters; the
@@ -124,13 +127,13 @@ class TruthCache:
 
 def open_cache(wanted: bool, exercise, master_path: str) -> TruthCache:
     """The cache for this reference run: used only when the judge said the learner child runs under
-    a user of its own (``wanted``), this exercise does not keep root for Inductor, and a root-only
-    folder exists; otherwise one that always computes."""
+    a user of its own (``wanted``), no grading on this machine keeps root (one that did could read the
+    folder, or plant a truth in it from C++), and a root-only folder exists; otherwise one that
+    always computes."""
     from autograder.sandbox import identity
 
     folder = None
-    if wanted and _switched_on() and identity._running_as_root() \
-            and identity.inductor_blocks_the_drop(exercise) is None:
+    if wanted and _switched_on() and identity.some_grading_keeps_root() is None:
         folder = identity.root_only_folder(FOLDER_NAME)
     return TruthCache(folder, master_path)
 
@@ -147,7 +150,7 @@ class ReferenceStore:
         caller's, switched off, no root-only folder)."""
         from autograder.sandbox import identity
 
-        if not (eligible and _switched_on() and identity._running_as_root()):
+        if not (eligible and _switched_on() and identity.some_grading_keeps_root() is None):
             return None
         folder = identity.root_only_folder(REFERENCE_FOLDER_NAME)
         if folder is None:

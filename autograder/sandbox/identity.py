@@ -400,6 +400,29 @@ def work_folder_blocks_the_drop(workdir: str) -> str | None:
             "to grade as a user of its own, set TMPDIR to a folder others may enter (chmod o+x)")
 
 
+def some_grading_keeps_root() -> str | None:
+    """Why some grading on this machine would run learner code as root, or None when every grading
+    drops to a user of its own: what a root-only folder holds is then out of every submission's reach
+    (a submission that runs as root could read it, and write into it from C++, e.g. with torch.save).
+    Reasons: not root, the drop switched off, packages or the temporary folder closed to others, or
+    Python's headers closed to others (then every grading with Inductor keeps root)."""
+    import tempfile
+
+    if not _running_as_root():
+        return "the grader is not root"
+    if not drop_wanted():
+        return f"{DROP_SWITCH}=0"
+    blocked = packages_block_the_drop()
+    if blocked:
+        return blocked
+    if not _enterable_by_others(work_folder_base() or tempfile.gettempdir()):
+        return "the work folders' parent is closed to others"
+    include = sysconfig.get_paths().get("include", "")
+    if not _readable_by_others(include):
+        return f"gradings with Inductor keep root: nobody can read {include}"
+    return None
+
+
 def packages_block_the_drop() -> str | None:
     """The reason to keep root for every grading here, or None (see ``closed_package_folder``)."""
     if not _running_as_root():
