@@ -135,17 +135,36 @@ def rebuilt_notebook(manifest: dict, assignment: str, cells: list[dict]) -> dict
     return {**template, "cells": out}
 
 
+class _Unreadable(Exception):
+    """nbformat could not read a notebook that the salvage reader found sound."""
+
+
 class SalvagingExporter(NotebookExporter):
     """nbconvert's notebook exporter, which also reads a damaged submission as far as it goes."""
+
+    def from_file(self, file_stream, resources=None, **kw):
+        try:
+            nb = nbformat.read(file_stream, as_version=4)
+        except Exception as exc:  # noqa: BLE001 - whatever nbformat raises, the notebook is salvaged
+            raise _Unreadable(f"{type(exc).__name__}: {exc}") from exc
+        return self.from_notebook_node(nb, resources=resources, **kw)
 
     def from_filename(self, filename, resources=None, **kw):
         reading = salvage.read_notebook(Path(filename))
         failure = None
         if reading.sound:
-            try:
-                return super().from_filename(filename, resources=resources, **kw)
-            except Exception as exc:  # noqa: BLE001 - any unreadable notebook is salvaged below
-                failure, reading.problem = exc, f"nbformat could not read it ({type(exc).__name__}: {exc})"
+            for attempt in (1, 2):
+                try:
+                    return super().from_filename(filename, resources=resources, **kw)
+                except _Unreadable as exc:
+                    failure, reading.problem = exc.__cause__ or exc, f"nbformat could not read it ({exc})"
+                    break
+                except Exception as exc:  # noqa: BLE001 - a step after reading failed: not the notebook's fault
+                    # Seen under load: a SystemError ("recursion depth mismatch") inside a preprocessor
+                    # of a sound notebook. Once more before it is salvaged as if damaged.
+                    self.log.warning("autograder: converting %s failed (%s: %s)%s", filename, type(exc).__name__, exc,
+                                     "; once more" if attempt == 1 else "")
+                    failure, reading.problem = exc, f"converting it failed twice ({type(exc).__name__}: {exc})"
         key = _key(resources)
         try:
             course, manifest = _manifest(self.config)
