@@ -265,8 +265,8 @@ def judge(job: dict) -> dict:
             os.close(ref_r)
             processes.close_fds_except({ref_w})
             processes.die_with_parent()
-            # Measured truths are kept only where the learner child runs as a user of its own, who can
-            # neither read nor write the root-only folder they are kept in (engine/kept.py).
+            # Measured truths are kept only where the learner child runs as a user of its own (and, as
+            # kept.open_cache checks, every other grading here does too): engine/kept.py.
             reference_child.main({"master": job["master"], "seed": job["seed"], "limit": limit, "scratch": scratch,
                                   "caches": os.path.join(job["workdir"], "reference-caches"),
                                   "truth_cache": identity is not None}, ref_w)

@@ -1,7 +1,6 @@
 """What the grader keeps from one grading for the next: measured truths, and whole reference runs.
 
-**Truths.** 
-A prediction exercise's truth (``answers``) is measured live: the master runs the experiment the
+**Truths.** A prediction exercise's truth (``answers``) is measured live: the master runs the experiment the
 learner must predict (compiles, recompiles, guard counts), often seconds of a grading that would
 otherwise take a fraction of one. The result depends only on the master, the parameters, torch and
 the course's own code, so the reference child keeps it on disk and a later grading reads it back.
@@ -62,6 +61,23 @@ def _course_code_digest() -> str:
     return digest.hexdigest()
 
 
+def _environment() -> list[str]:
+    """What a kept value depends on besides the master and its parameters: the course's code, torch's
+    and Python's versions, the device."""
+    import torch
+
+    return [_course_code_digest(), torch.__version__, str(torch.version.git_version), sys.version,
+            str(torch.cuda.is_available())]
+
+
+def _write_whole(path: str, body: bytes) -> None:
+    """``body`` at ``path``, all or nothing (a temporary file beside it, then renamed); raises OSError."""
+    temporary = f"{path}.{os.getpid()}.tmp"
+    with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), "wb") as handle:
+        handle.write(body)
+    os.replace(temporary, path)
+
+
 class TruthCache:
     """``remember(name, params, compute)``: the plain value of ``compute()``, from the folder when a
     grading before this one measured it. ``folder`` None: always computed."""
@@ -71,12 +87,9 @@ class TruthCache:
         self.hits = self.misses = 0
         self._base = None
         if folder is not None:
-            import torch
-
             base = hashlib.sha256()
             base.update(Path(master_path).read_bytes())
-            for part in (_course_code_digest(), torch.__version__, str(torch.version.git_version), sys.version,
-                         str(torch.cuda.is_available())):
+            for part in _environment():
                 base.update(b"\0" + part.encode())
             self._base = base
 
@@ -117,10 +130,7 @@ class TruthCache:
             body = channel.encode(value)
             if len(body) > MAX_VALUE_BYTES or len(os.listdir(self.folder)) >= MAX_ENTRIES:
                 return
-            temporary = f"{path}.{os.getpid()}.tmp"
-            with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), "wb") as handle:
-                handle.write(body)
-            os.replace(temporary, path)
+            _write_whole(path, body)
         except (OSError, TypeError, ValueError):
             pass  # a cache that cannot be written is only slower
 
@@ -155,12 +165,9 @@ class ReferenceStore:
         folder = identity.root_only_folder(REFERENCE_FOLDER_NAME)
         if folder is None:
             return None
-        import torch
-
         info = os.stat(master_path)
         key = hashlib.sha256("\0".join([os.path.realpath(master_path), str(info.st_size), str(info.st_mtime_ns), str(info.st_ino),
-                                        _course_code_digest(), torch.__version__, str(torch.version.git_version), sys.version,
-                                        str(torch.cuda.is_available()), str(int(seed))]).encode()).hexdigest()
+                                        *_environment(), str(int(seed))]).encode()).hexdigest()
         return cls(folder, key)
 
     def open(self) -> int | None:
@@ -194,10 +201,7 @@ class ReferenceStore:
                 paths = [os.path.join(self.folder, name) for name in entries]
                 for old in sorted(paths, key=lambda p: os.stat(p).st_mtime)[: MAX_REFERENCES // 4]:
                     os.unlink(old)
-            temporary = f"{self.path}.{os.getpid()}.tmp"
-            with open(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), "wb") as handle:
-                handle.write(body)
-            os.replace(temporary, self.path)
+            _write_whole(self.path, body)
         except OSError:
             pass  # a store that cannot be written is only slower
 
