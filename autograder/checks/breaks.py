@@ -22,6 +22,7 @@ from autograder.checks.core import _lesson, measure_failed
 from autograder.checks.evidence import Evidence
 from autograder.checks.facts import Bool, Int, ListOf, Maybe, Record, Text
 from autograder.checks.registry import decides
+from autograder.format import syntax
 from autograder.format.result import CheckResult
 
 NAMES = ListOf(Text(400), 1000)
@@ -140,7 +141,7 @@ _DODGE_WHY = {
 
 def _names_used(source: str) -> set[str]:
     """Names and attribute names used anywhere but under ``if __name__ == "__main__":``."""
-    tree = ast.parse(source)
+    tree = syntax.parse(source)
     body = [node for node in tree.body if not (isinstance(node, ast.If) and "__main__" in ast.dump(node.test))]
     used = set()
     for top in body:

@@ -30,6 +30,7 @@ from autograder.checks.core import _lesson, _short, _where, describe_failure, me
 from autograder.checks.evidence import Evidence
 from autograder.checks.facts import Bool, Int, ListOf, Maybe, Record, Text
 from autograder.checks.registry import decides
+from autograder.format import syntax
 from autograder.format.explain import explain
 from autograder.format.result import CheckResult
 
@@ -192,7 +193,7 @@ PROBE_FACTS = Record({}, {"not_run": Bool(), "helper_missing": Bool(), "first_li
 def helper_lines(source: str, dotted: str) -> tuple[int, int] | None:
     """First and last line of the file's function ``dotted`` ("hot", "Block.forward"), from the text itself."""
     try:
-        scope = ast.parse(source).body
+        scope = syntax.parse(source).body
     except (SyntaxError, ValueError, RecursionError):
         return None
     node = None

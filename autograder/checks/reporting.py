@@ -32,6 +32,7 @@ from autograder.checks.core import _lesson, measure_failed
 from autograder.checks.evidence import Evidence
 from autograder.checks.facts import Bool, DictOf, Either, Int, ListOf, Maybe, Record, Text
 from autograder.checks.registry import decides
+from autograder.format import syntax
 from autograder.format.result import CheckResult
 
 # torch's helpers that raise on request: a reproducer that calls one raises the error itself.
@@ -61,7 +62,7 @@ def starter_line(master_path: str, line: int) -> int:
 
 def code_lines(source: str) -> int:
     """Lines that hold code: not blank, not only a comment, not part of the module docstring."""
-    tree = ast.parse(source)
+    tree = syntax.parse(source)
     skip: set[int] = set()
     if tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(getattr(tree.body[0], "value", None), ast.Constant) \
             and isinstance(tree.body[0].value.value, str):
@@ -74,7 +75,7 @@ def foreign_imports(source: str) -> list[str]:
     """Modules imported from outside torch and the standard library, as ``name (line N)``."""
     allowed = set(sys.stdlib_module_names) | {"torch"}
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(syntax.parse(source)):
         names = []
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
@@ -87,7 +88,7 @@ def foreign_imports(source: str) -> list[str]:
 
 
 def _constant(source: str, name: str):
-    for node in ast.parse(source).body:
+    for node in syntax.parse(source).body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
             try:
                 return ast.literal_eval(node.value)
@@ -105,7 +106,7 @@ def own_phrases(source: str) -> list[str]:
     """The phrases a file writes itself: its string literals that hold a space and 12 characters or
     more, docstrings left out (a report may quote the error it reproduces there)."""
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except (SyntaxError, ValueError, RecursionError):
         return []
     docstrings = set()

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.format import exercise as exercise_format
+from autograder.format import syntax
 from autograder.format.exercise import ROOT, Exercise, discover, lesson_for, load
 from autograder.learner.view import learner_view, parse_hide, relabel, render
 from autograder.format.result import ERROR, FAILED, CheckResult, Result
@@ -125,7 +126,7 @@ def _rendering(lines: list[_Line], side: str) -> list[tuple[int, str]]:
 def _statements(rendering: list[tuple[int, str]]) -> tuple[list[int], set[int]]:
     """Start lines (master indices) of the top-level statements, and the lines of the docstring and
     the ``if __name__ == "__main__":`` demo (in a notebook ``__name__`` is ``"__main__"``)."""
-    tree = ast.parse("\n".join(text for _, text in rendering) + "\n")
+    tree = syntax.parse("\n".join(text for _, text in rendering) + "\n")
     starts, dropped = [], set()
     for position, node in enumerate(tree.body):
         first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])

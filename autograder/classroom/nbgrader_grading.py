@@ -160,8 +160,9 @@ class SalvagingExporter(NotebookExporter):
                     failure, reading.problem = exc.__cause__ or exc, f"nbformat could not read it ({exc})"
                     break
                 except Exception as exc:  # noqa: BLE001 - a step after reading failed: not the notebook's fault
-                    # Seen under load: a SystemError ("recursion depth mismatch") inside a preprocessor
-                    # of a sound notebook. Once more before it is salvaged as if damaged.
+                    # Seen under load: a SystemError ("AST constructor recursion depth mismatch") from
+                    # threads parsing at once (now serialized: format/syntax.py). Whatever else fails
+                    # here, once more before the notebook is salvaged as if damaged.
                     self.log.warning("autograder: converting %s failed (%s: %s)%s", filename, type(exc).__name__, exc,
                                      "; once more" if attempt == 1 else "")
                     failure, reading.problem = exc, f"converting it failed twice ({type(exc).__name__}: {exc})"

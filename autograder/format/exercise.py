@@ -31,6 +31,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.format import syntax
+
 FORMAT_VERSION = 1
 ROOT = Path(__file__).resolve().parents[2]
 SOLUTIONS = ROOT / "solutions"
@@ -483,7 +485,7 @@ def _with_requirements(source: str, texts: list[str]) -> str:
     if not texts:
         return source
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except SyntaxError:
         return source  # parse_master reports the syntax error itself
     node = tree.body[0] if tree.body else None
@@ -690,12 +692,12 @@ def parse_master(path: Path) -> Exercise:
     _check_variant_regions(regions, fair, wrong, where)
     starter = starter_source(text, exercise_id, header["title"], where)
     try:
-        ast.parse(starter)
+        syntax.parse(starter)
     except SyntaxError as exc:
         raise ExerciseFormatError(f"{where}: the generated starter is not valid Python: {exc}") from None
     _expect("TODO" in starter, where, "the starter must contain a '# TODO' at the place to change")
     try:
-        module = ast.parse(text)
+        module = syntax.parse(text)
     except SyntaxError as exc:
         raise ExerciseFormatError(f"{where}: the master is not valid Python: {exc}") from None
     statement = (ast.get_docstring(module) or "").strip()
@@ -844,7 +846,7 @@ def variant_free_solution(master_text: str, where: str = "<master>") -> str:
 
 
 def _code_shape(source: str) -> str:
-    tree = ast.parse(source)
+    tree = syntax.parse(source)
     if tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(getattr(tree.body[0], "value", None), ast.Constant):
         tree.body = tree.body[1:]  # the docstring
     return ast.dump(tree)

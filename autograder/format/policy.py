@@ -30,6 +30,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.format import syntax
+
 # -- what a submission may import -------------------------------------------------------------------
 
 # Standard-library modules a fix may import (with their submodules unless listed in DENIED_MODULES).
@@ -399,7 +401,7 @@ def check(source: str, exercise=None) -> list[Finding]:
     for block in _grader_blocks(exercise):
         source = _blank_out(source, block)
     try:
-        tree = ast.parse(source)
+        tree = syntax.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         findings.append(Finding(getattr(exc, "lineno", 0) or 0, "syntax",
                                 f"Python cannot read the file ({type(exc).__name__}); fix it so that it compiles"))
