@@ -480,6 +480,7 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, clock, limit, identity, kept_
         lap("learner_costly")
     clock.sample()
     phases["waited_for_cpu"] = round(clock.credit, 3)  # credited to the limit: the machine's load, not the learner's time
+    phases["against_limit"] = round(time.monotonic() - clock.started, 3)  # the wall time the limit (plus that credit) was held to
     learner.end()
     if learner.facts.frames or learner.facts.error:  # anything after the last report: not the grader's code
         return rejected("data after its last report" if learner.facts.frames else learner.facts.error)
