@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 
-from autograder.checks.core import _lesson, measure_failed
+from autograder.checks.core import _lesson, measure_failed, unfed_calls_message
 from autograder.checks.evidence import Evidence
 from autograder.checks.facts import Bool, Int, ListOf, Maybe, Record, Text
 from autograder.checks.registry import decides
@@ -182,7 +182,8 @@ def find_dodges(ev: Evidence, forbid) -> dict[str, str]:
     if "set_stance" in forbid and "set_stance" in used:
         found["set_stance"] = "your code calls torch.compiler.set_stance"
     if "eager_fallback" in forbid and not m.error and m.compiled_calls < m.calls:
-        found["eager_fallback"] = f"only {m.compiled_calls} of {m.calls} calls ran compiled code"
+        found["eager_fallback"] = f"only {m.compiled_calls} of {m.calls} calls ran compiled code" + (
+            f" ({unfed_calls_message(m.unfed_calls, ev.exercise)})" if m.unfed_calls else "")
     return found
 
 

@@ -137,11 +137,22 @@ def check_compiled_calls(spec, ev: Evidence) -> CheckResult:
         message += f" The calls stopped at call {m.calls}, which raised ({describe_failure(m.error)}); the later ones never ran."
     elif m.error is not None:
         message += f" A call raised ({describe_failure(m.error)})."
+    elif m.unfed_calls:
+        message += f" {unfed_calls_message(m.unfed_calls, ev.exercise)}"
     elif not ok:
         message += " The others ran eagerly (a recompile limit, a skipped frame or a stance sends calls back to Python without any error)."
     if not ok:
         message += f" {_lesson(spec, ev.exercise)}"
     return CheckResult.outcome(spec, ok, message)
+
+
+def unfed_calls_message(unfed: list, exercise) -> str:
+    """Calls in which the driver ran compiled code but returned something else (measurement.depends_on_compiled)."""
+    numbers = ", ".join(str(i + 1) for i in unfed[:8]) + (", ..." if len(unfed) > 8 else "")
+    return (f"In call{'s' if len(unfed) > 1 else ''} {numbers} your `{exercise.driver}` called the compiled `{exercise.entry}`, "
+            "but what it returned did not come from that call: it was the same when the grader made the compiled code return "
+            f"garbage. The work was done outside the compiled function (the plain `{exercise.entry}`, or a copy of its code); "
+            "return what the compiled function computes.")
 
 
 def _kind_of(value) -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from autograder.checks import facts as shapes
-from autograder.checks.core import _lesson
+from autograder.checks.core import _lesson, unfed_calls_message
 from autograder.checks.evidence import Evidence, Measured
 from autograder.checks.all import load_all
 from autograder.format.config_rules import config_problems
@@ -139,6 +139,9 @@ class Judgement:
         m = self.phase1["measurement"]
         if not self.exercise.driver or m["error"] is not None or m["compiled_calls"] > 0 or not m["calls"]:
             return None
+        if m.get("unfed_calls"):
+            unfed = unfed_calls_message(m["unfed_calls"], self.exercise)
+            return f"Not measured: {unfed[0].lower()}{unfed[1:]}"
         return (f"Not measured: in none of the {m['calls']} calls did compiled code run ({m['graphs']} graph(s) compiled). The grader "
                 f"calls your `{self.exercise.driver}` with the compiled `{self.exercise.entry}`; it must call that function (not "
                 "the plain one of your file), under the default stance (set_stance inside the driver runs it eagerly).")
@@ -184,7 +187,7 @@ class Judgement:
     def measurements(self, phase2: dict | None) -> dict:
         m = self.phase1["measurement"]
         shown = {key: m[key] for key in ("calls", "graphs", "ops_per_graph", "graph_breaks", "break_sites", "recompiles",
-                                         "recompile_reasons", "compiled_calls", "skipped_frames", "graph_ops", "error", "break_types",
+                                         "recompile_reasons", "compiled_calls", "unfed_calls", "skipped_frames", "graph_ops", "error", "break_types",
                                          "skipped_sites")}
         timings = {}
         deciders = load_all()

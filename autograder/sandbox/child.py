@@ -229,6 +229,11 @@ def run(job: dict, data: dict, out, reader) -> dict:
     from autograder.sandbox.probe.inject import allowed_in_graph_ids
 
     applied = _confine(job)
+    # One thread from the start, as in every copy forked from this process (the dependence probe,
+    # warm starts, later runs: OpenMP's threads do not survive a fork, so those compute on one).
+    # Dynamo guards the thread count, so with another count here the copies would find none of
+    # the compiled entries valid and compile (or, past the recompile limit, run eagerly) again.
+    torch.set_num_threads(1)
 
     exercise, path, source = job["exercise"], job["filename"], job["source"]
     base = {"phase": 1, "torch": str.__str__(torch.__version__), "device": str(timing.device_name()), "sandbox": applied}
@@ -317,7 +322,7 @@ def run(job: dict, data: dict, out, reader) -> dict:
         measurement = probe.Measurement()
     else:
         measurement = probe.measure(entry, calls, options, prefer_file=path, driver=driver,
-                                    capture_output=job["capture_output"], capture_aot=job["capture_aot"])
+                                    capture_output=job["capture_output"], capture_aot=job["capture_aot"], probe_dependence=True)
     lab = Lab(exercise=exercise, submission=submission, entry=entry, driver=driver, calls=calls, options=options,
               measurement=measurement, filename=path, source=source, code_objects=own_code, data=data.get("checks", {}),
               starter=job.get("starter"), scratch=job["scratch"], allowed_before=allowed_before,

@@ -16,7 +16,8 @@ def device_kind() -> str:
 def device_name() -> str:
     if torch.cuda.is_available():
         return f"cuda: {torch.cuda.get_device_name(0)}"
-    return f"cpu: {torch.get_num_threads()} threads"
+    threads = torch.get_num_threads()
+    return f"cpu: {threads} thread{'s' if threads != 1 else ''}"
 
 
 def load_average() -> float:

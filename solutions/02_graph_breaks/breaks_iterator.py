@@ -89,6 +89,12 @@
 # message = "torch\\.compiler\\.disable"
 #
 # [[wrong]]
+# name = "token_step"
+# breaks = "nothing_hidden"
+# fails = ["no_dodge"]
+# message = "did not come from that call"
+#
+# [[wrong]]
 # name = "plain_call"
 # breaks = "nothing_hidden"
 # fails = ["no_dodge"]
@@ -192,6 +198,11 @@ def train(step, batches, weight):
     #     losses.append(step(batches[start:start + MICRO], weight))
     # END WRONG
     # BEGIN WRONG plain_call
+    # for _ in range(len(batches) // MICRO):
+    #     losses.append(accumulate([next(stream) for _ in range(MICRO)], weight))
+    # END WRONG
+    # BEGIN WRONG token_step
+    # step([batches[0]] * MICRO, weight)  # the compiled step runs once, on a group of its own
     # for _ in range(len(batches) // MICRO):
     #     losses.append(accumulate([next(stream) for _ in range(MICRO)], weight))
     # END WRONG

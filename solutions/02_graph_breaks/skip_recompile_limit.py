@@ -58,6 +58,12 @@
 # message = "reset Dynamo during the calls"
 #
 # [[wrong]]
+# name = "token_call"
+# breaks = "all_compiled"
+# fails = ["compiled_calls"]
+# message = "did not come from that call"
+#
+# [[wrong]]
 # name = "plain_call"
 # breaks = "all_compiled"
 # fails = ["compiled_calls"]
@@ -129,6 +135,10 @@ def run(step, x):
     # # TODO: beyond a point most calls run eagerly; find out why, and serve every call compiled.
     # return step(x)
     # END STARTER
+    # BEGIN WRONG token_call
+    # step(x[:, :4])  # the compiled model sees one length only, and the work is done eagerly
+    # return rnn(x)
+    # END WRONG
     # BEGIN WRONG reset_between_requests
     # states = step(x)
     # torch._dynamo.reset()  # an empty cache for every request: the limit is never reached

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import hashlib
+import os
 from dataclasses import dataclass, field
 
 import torch
@@ -41,6 +43,9 @@ class Measurement:
     resets: int = 0  # compiles again after the learner's code reset Dynamo during the calls (counted in recompiles)
     recompile_reasons: list = field(default_factory=list)
     compiled_calls: int = 0
+    # Calls (0-based) in which compiled code ran but what the driver returned did not come from it
+    # (depends_on_compiled); they are not counted in compiled_calls.
+    unfed_calls: list = field(default_factory=list)
     skipped_frames: int = 0
     error: dict | None = None  # the first exception a call raised, described for the learner
     outputs: list = field(default_factory=list, repr=False)
@@ -67,6 +72,7 @@ class Measurement:
             "resets": self.resets,
             "recompile_reasons": self.recompile_reasons,
             "compiled_calls": self.compiled_calls,
+            "unfed_calls": self.unfed_calls,
             "skipped_frames": self.skipped_frames,
             "graph_ops": self.graph_ops,
             "error": self.error,
@@ -147,21 +153,25 @@ def compile_for_grading(fn, tally: GraphTally, options: dict):
 
 
 def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop_on_error: bool = True, *,
-            driver=None, capture_output: bool = False, capture_aot: bool = False) -> Measurement:
+            driver=None, capture_output: bool = False, capture_aot: bool = False, probe_dependence: bool = False) -> Measurement:
     """Compile ``fn`` with a fresh GraphTally and call it once per argument tuple in ``calls``.
 
     With ``driver``, each call is ``driver(compiled, *args)`` instead: the learner's own eager code
     (a loop, a caller) that receives the grader's compiled function. ``capture_output`` records what
     each call prints and logs; ``capture_aot`` keeps the ops of the AOT graphs (see GraphTally).
+    ``probe_dependence`` (with a driver): a call counts as compiled only if what the driver returned
+    came from the compiled code (``depends_on_compiled``).
     """
     clean_state()
     tally = GraphTally(inner=options.get("backend"), prefer_file=prefer_file, capture_aot=capture_aot)
     compiled = compile_for_grading(fn, tally, options)
     result = Measurement()
+    ran: list[bool] = []  # per call: whether any compiled graph ran during it
     with recompile_reasons() as reasons, break_log(prefer_file) as events, skipped_log() as skipped:
         for args in calls:
             before = tally.runs
             result.calls += 1
+            ran.append(False)
             seen = {"stdout": "", "logs": []}
             given = args
             try:
@@ -185,7 +195,12 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
                 result.call_output.append(seen)
             if tally.runs > before:
                 result.compiled_calls += 1
+                ran[-1] = True
             result.outputs.append(_detach(output))
+    if driver is not None and probe_dependence and result.compiled_calls:
+        depends = depends_on_compiled(compiled, tally, driver, calls, result.outputs)
+        result.unfed_calls = [i for i, (compiled_ran, fed) in enumerate(zip(ran, depends)) if compiled_ran and fed is False]
+        result.compiled_calls -= len(result.unfed_calls)
     result.graphs = len(tally.graphs)
     result.ops_per_graph = tally.op_counts()
     if result.error and result.error["kind"] == "graph_break":  # fullgraph=True raised at the break
@@ -210,6 +225,81 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
     result.user_calls = tally.user_calls()
     result.custom_ops = tally.custom_ops()
     return result
+
+
+class _Opaque(Exception):
+    """A value whose contents the digest does not read."""
+
+
+def _digest(value) -> str | None:
+    """What a call returned, as a hash of its structure and bytes; None for what it cannot read."""
+    digest = hashlib.sha256()
+
+    def walk(item):
+        if isinstance(item, torch.Tensor):
+            if item.layout != torch.strided:
+                raise _Opaque
+            data = item.detach().cpu().contiguous()
+            digest.update(f"T{data.dtype}{tuple(data.shape)}:".encode())
+            digest.update(data.reshape(-1).view(torch.uint8).numpy().tobytes())
+        elif type(item) in (bool, int, float, complex, str, bytes, type(None)):
+            digest.update(f"{type(item).__name__}:{item!r};".encode())
+        elif type(item) in (list, tuple) or (isinstance(item, tuple) and hasattr(item, "_fields")):
+            digest.update(f"{type(item).__name__}[".encode())
+            for element in item:
+                walk(element)
+            digest.update(b"]")
+        elif type(item) is dict:
+            digest.update(b"{")
+            for key, element in item.items():
+                walk(key)
+                walk(element)
+            digest.update(b"}")
+        else:
+            raise _Opaque
+
+    try:
+        walk(value)
+    except _Opaque:
+        return None
+    return digest.hexdigest()
+
+
+DEPENDENCE_TIMEOUT_S = 30.0
+
+
+def depends_on_compiled(compiled, tally: GraphTally, driver, calls: list, outputs: list) -> list:
+    """Per call of the schedule: whether what ``driver`` returned came from the compiled code.
+
+    A copy of this process (forked after the schedule ran, so nothing it does reaches the grading)
+    runs the schedule again with every compiled graph returning garbage (``tally.poisoned``). A call
+    whose result is the same as before ignored what the compiled code returned: its work was done
+    elsewhere, by eager code, on inputs of its own (False). A result that changed, a call that now
+    raises: True. None where it cannot be told (the call raised the first time, a result the digest
+    does not read, the copy did not finish), which never fails a grade. A driver that keeps state
+    sees the rerun as later calls; its results then differ anyway (True, at worst a missed find)."""
+    expected = [None if isinstance(out, BaseException) else _digest(out) for out in outputs]
+
+    def work(state):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        tally.poisoned = True
+        seen = []
+        for args in calls[:len(expected)]:
+            try:
+                seen.append(_digest(driver(compiled, *copy.deepcopy(args))))
+            except BaseException:  # noqa: BLE001 - garbage in made it fail: it used what came out of the graphs
+                seen.append("raised")
+        return {"digests": seen}
+
+    from .forked import in_forked_child
+
+    report = in_forked_child(work, DEPENDENCE_TIMEOUT_S)
+    seen = report.get("digests") if isinstance(report, dict) else None
+    if not isinstance(seen, list) or len(seen) != len(expected):
+        return [None] * len(expected)
+    return [None if before is None or after is None else after != before for before, after in zip(expected, seen)]
 
 
 def _break_counter() -> int:

@@ -45,6 +45,20 @@ def _first_paragraphs(text: str) -> str:
     return "\n".join(kept).strip()
 
 
+def poisoned(value):
+    """A graph's outputs made garbage, same types and shapes: NaN for floating tensors, the bitwise
+    complement for integers, the negation for booleans."""
+    if isinstance(value, torch.Tensor):
+        if value.is_floating_point() or value.is_complex():
+            return torch.full_like(value, float("nan"))
+        if value.dtype == torch.bool:
+            return value.logical_not()
+        return value.bitwise_not()
+    if isinstance(value, (list, tuple)):
+        return type(value)(poisoned(v) for v in value)
+    return value
+
+
 class GraphTally:
     """A backend that records each graph it is given and counts how often compiled code runs.
 
@@ -68,6 +82,9 @@ class GraphTally:
         # that frame's compile again looks like a first compile, not a recompile.
         self._runs_at_first_compile: dict[str, int] = {}
         self.resets = 0
+        # Set only in a forked copy of the learner's process (measurement.depends_on_compiled): every
+        # graph then returns garbage, to see whether what the learner's code returns came from it.
+        self.poisoned = False
 
     def __call__(self, gm, example_inputs):
         self.graphs.append(gm)
@@ -88,7 +105,8 @@ class GraphTally:
 
         def run_compiled(*args):
             self.runs += 1
-            return compiled(*args)
+            out = compiled(*args)
+            return poisoned(out) if self.poisoned else out
 
         return run_compiled
 

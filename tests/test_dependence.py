@@ -1,0 +1,87 @@
+"""Whether what a driver returns came from the compiled code (probe.measurement.depends_on_compiled):
+a call that runs the compiled function on an input of its own and returns eager work is not a
+compiled call, and no fair driver is taken for one."""
+
+import pytest
+import torch
+
+from autograder.sandbox import probe
+
+
+def model(x):
+    return torch.tanh(x @ x.T).sum(dim=1)
+
+
+CALLS = [(torch.randn(4, 3),), (torch.randn(6, 3),), (torch.randn(5, 3),)]
+
+
+@pytest.fixture(autouse=True)
+def one_thread():
+    # As in the learner's process (sandbox/child.py): its forked copies compute on one thread.
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def measured(driver):
+    return probe.measure(model, CALLS, {"dynamic": False}, driver=driver, probe_dependence=True)
+
+
+def test_a_driver_returning_the_compiled_result_has_every_call_compiled():
+    m = measured(lambda step, x: step(x) * 2 + 1)
+    assert (m.compiled_calls, m.unfed_calls) == (3, [])
+
+
+def test_a_token_call_and_eager_work_is_not_a_compiled_call():
+    def driver(step, x):
+        step(torch.zeros(2, 3))  # compiled code runs, on an input of the driver's own
+        return model(x)
+
+    m = measured(driver)
+    assert m.calls == 3 and (m.compiled_calls, m.unfed_calls) == (0, [0, 1, 2])
+
+
+def test_only_the_calls_that_ignore_the_compiled_result_are_taken_off():
+    def driver(step, x):
+        out = step(x)
+        return out if x.shape[0] % 2 == 0 else model(x)
+
+    m = measured(driver)
+    assert (m.compiled_calls, m.unfed_calls) == (2, [2])
+
+
+def test_a_result_that_fails_on_garbage_used_it():
+    def driver(step, x):
+        out = step(x)
+        return torch.tensor(int(out.sum()))  # NaN cannot become an int: the call raises under the probe
+
+    assert measured(driver).unfed_calls == []
+
+
+def test_a_driver_that_keeps_state_or_returns_what_cannot_be_read_is_never_taken_off():
+    seen = []
+
+    def stateful(step, x):
+        step(x)
+        seen.append(x.shape[0])
+        return torch.tensor(seen)  # differs on the probe's rerun anyway
+
+    class Box:
+        def __init__(self, value):
+            self.value = value
+
+    assert measured(stateful).unfed_calls == []
+    assert measured(lambda step, x: Box(model(x)) if step(x) is not None else None).unfed_calls == []
+
+
+def test_the_probe_leaves_the_grading_process_as_it_was():
+    seen = []
+
+    def driver(step, x):
+        seen.append(x.shape[0])
+        print("served", x.shape[0])
+        return step(x)
+
+    m = measured(driver)
+    assert seen == [4, 6, 5] and m.compiled_calls == 3  # the rerun happened in a copy of the process
