@@ -85,3 +85,17 @@ def test_the_probe_leaves_the_grading_process_as_it_was():
 
     m = measured(driver)
     assert seen == [4, 6, 5] and m.compiled_calls == 3  # the rerun happened in a copy of the process
+
+
+def test_part_of_the_work_done_eagerly_is_found_and_a_mask_after_the_call_is_not():
+    def half_eager(step, x):
+        return torch.cat([step(x[:2]), model(x[2:])])  # the compiled code serves the first two rows only
+
+    def masked(step, x):
+        out = step(x)
+        return out.masked_fill(out < 0, 0.0)  # a mask applied after the compiled call: zeros stay zeros
+
+    m = measured(half_eager)
+    assert m.compiled_calls == 0 and [call for call, _, _ in m.partly_fed_calls] == [0, 1, 2]
+    assert m.partly_fed_calls[0][1:] == [2, 4]  # 2 of the 4 values computed elsewhere
+    assert measured(masked).partly_fed_calls == [] and measured(masked).compiled_calls == 3

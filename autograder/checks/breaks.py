@@ -183,7 +183,7 @@ def find_dodges(ev: Evidence, forbid) -> dict[str, str]:
         found["set_stance"] = "your code calls torch.compiler.set_stance"
     if "eager_fallback" in forbid and not m.error and m.compiled_calls < m.calls:
         found["eager_fallback"] = f"only {m.compiled_calls} of {m.calls} calls ran compiled code" + (
-            f" ({unfed_calls_message(m.unfed_calls, ev.exercise)})" if m.unfed_calls else "")
+            f" ({unfed_calls_message(m.unfed_calls, ev.exercise, m.partly_fed_calls)})" if m.unfed_calls or m.partly_fed_calls else "")
     return found
 
 

@@ -137,8 +137,8 @@ def check_compiled_calls(spec, ev: Evidence) -> CheckResult:
         message += f" The calls stopped at call {m.calls}, which raised ({describe_failure(m.error)}); the later ones never ran."
     elif m.error is not None:
         message += f" A call raised ({describe_failure(m.error)})."
-    elif m.unfed_calls:
-        message += f" {unfed_calls_message(m.unfed_calls, ev.exercise)}"
+    elif m.unfed_calls or m.partly_fed_calls:
+        message += f" {unfed_calls_message(m.unfed_calls, ev.exercise, m.partly_fed_calls)}"
     elif not ok:
         message += " The others ran eagerly (a recompile limit, a skipped frame or a stance sends calls back to Python without any error)."
     if not ok:
@@ -146,13 +146,23 @@ def check_compiled_calls(spec, ev: Evidence) -> CheckResult:
     return CheckResult.outcome(spec, ok, message)
 
 
-def unfed_calls_message(unfed: list, exercise) -> str:
-    """Calls in which the driver ran compiled code but returned something else (measurement.depends_on_compiled)."""
-    numbers = ", ".join(str(i + 1) for i in unfed[:8]) + (", ..." if len(unfed) > 8 else "")
-    return (f"In call{'s' if len(unfed) > 1 else ''} {numbers} your `{exercise.driver}` called the compiled `{exercise.entry}`, "
-            "but what it returned did not come from that call: it was the same when the grader made the compiled code return "
-            f"garbage. The work was done outside the compiled function (the plain `{exercise.entry}`, or a copy of its code); "
-            "return what the compiled function computes.")
+def unfed_calls_message(unfed: list, exercise, partly: list = ()) -> str:
+    """Calls in which the driver ran compiled code but returned, in all or in part, something else
+    (probe.measurement.depends_on_compiled)."""
+    def numbered(calls):
+        return f"call{'s' if len(calls) > 1 else ''} " + ", ".join(str(i + 1) for i in calls[:8]) + (", ..." if len(calls) > 8 else "")
+
+    said = []
+    if unfed:
+        said.append(f"In {numbered(unfed)} your `{exercise.driver}` called the compiled `{exercise.entry}`, but what it returned "
+                    "did not come from that call: it was the same when the grader made the compiled code return garbage.")
+    if partly:
+        call, computed, total = partly[0]
+        said.append(f"In {numbered([p[0] for p in partly])} {'only ' if not unfed else ''}part of what your `{exercise.driver}` "
+                    f"returned came from the compiled `{exercise.entry}` ({computed} of the {total} values of call {call + 1} "
+                    "stayed the same when the grader made the compiled code return garbage).")
+    return " ".join(said) + (f" That work was done outside the compiled function (the plain `{exercise.entry}`, or a copy of its "
+                             "code); return what the compiled function computes.")
 
 
 def _kind_of(value) -> str:

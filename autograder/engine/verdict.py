@@ -139,8 +139,8 @@ class Judgement:
         m = self.phase1["measurement"]
         if not self.exercise.driver or m["error"] is not None or m["compiled_calls"] > 0 or not m["calls"]:
             return None
-        if m.get("unfed_calls"):
-            unfed = unfed_calls_message(m["unfed_calls"], self.exercise)
+        if m.get("unfed_calls") or m.get("partly_fed_calls"):
+            unfed = unfed_calls_message(m.get("unfed_calls") or [], self.exercise, m.get("partly_fed_calls") or [])
             return f"Not measured: {unfed[0].lower()}{unfed[1:]}"
         return (f"Not measured: in none of the {m['calls']} calls did compiled code run ({m['graphs']} graph(s) compiled). The grader "
                 f"calls your `{self.exercise.driver}` with the compiled `{self.exercise.entry}`; it must call that function (not "
@@ -187,7 +187,7 @@ class Judgement:
     def measurements(self, phase2: dict | None) -> dict:
         m = self.phase1["measurement"]
         shown = {key: m[key] for key in ("calls", "graphs", "ops_per_graph", "graph_breaks", "break_sites", "recompiles",
-                                         "recompile_reasons", "compiled_calls", "unfed_calls", "skipped_frames", "graph_ops", "error", "break_types",
+                                         "recompile_reasons", "compiled_calls", "unfed_calls", "partly_fed_calls", "skipped_frames", "graph_ops", "error", "break_types",
                                          "skipped_sites")}
         timings = {}
         deciders = load_all()

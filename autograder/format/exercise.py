@@ -25,6 +25,8 @@ This module never imports torch: listing and building must stay instant.
 from __future__ import annotations
 
 import ast
+import copy
+import functools
 import os
 import re
 import tomllib
@@ -460,8 +462,15 @@ def _tidy(text: str) -> str:
 
 
 def _header_and_body(master_text: str, where: str) -> tuple[dict, list]:
+    header, items = _header_and_body_of(master_text, where)
+    return copy.deepcopy(header), list(items)
+
+
+@functools.lru_cache(maxsize=256)
+def _header_and_body_of(master_text: str, where: str) -> tuple[dict, tuple]:
+    # Every variant and form of a master is rendered from it: parsed once per text, not once per form.
     header, code, offset = _split(master_text, where)
-    return header, _parse_body(code, where, offset)
+    return header, tuple(_parse_body(code, where, offset))
 
 
 def _banner(exercise_id: str, title: str) -> list[str]:
@@ -574,9 +583,15 @@ def _expect(condition: bool, where: str, message: str) -> None:
 
 
 def parse_master(path: Path) -> Exercise:
-    """Parse and validate one master file."""
+    """Parse and validate one master file (once per process for the same path and text)."""
+    return _parse_master_text(Path(path), Path(path).read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_master_text(path: Path, text: str) -> Exercise:
+    # Validating a master renders every variant of it (seconds for the whole course), and the CLI,
+    # the grader and every test module discover the course: the same file is validated once.
     where = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
-    text = path.read_text(encoding="utf-8")
     header, code = split_header(text, where)
     exercise_id = path.stem
     _expect(ID_PATTERN.match(exercise_id) is not None, where, "the file name must be a valid id: [a-z][a-z0-9_], at most 32 characters")

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import hashlib
 import os
 from dataclasses import dataclass, field
 
@@ -46,6 +45,9 @@ class Measurement:
     # Calls (0-based) in which compiled code ran but what the driver returned did not come from it
     # (depends_on_compiled); they are not counted in compiled_calls.
     unfed_calls: list = field(default_factory=list)
+    # [call, values computed elsewhere, of how many]: calls in which some of the floating values the
+    # driver returned did not come from the compiled code; not counted in compiled_calls either.
+    partly_fed_calls: list = field(default_factory=list)
     skipped_frames: int = 0
     error: dict | None = None  # the first exception a call raised, described for the learner
     outputs: list = field(default_factory=list, repr=False)
@@ -73,6 +75,7 @@ class Measurement:
             "recompile_reasons": self.recompile_reasons,
             "compiled_calls": self.compiled_calls,
             "unfed_calls": self.unfed_calls,
+            "partly_fed_calls": self.partly_fed_calls,
             "skipped_frames": self.skipped_frames,
             "graph_ops": self.graph_ops,
             "error": self.error,
@@ -199,8 +202,10 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
             result.outputs.append(_detach(output))
     if driver is not None and probe_dependence and result.compiled_calls:
         depends = depends_on_compiled(compiled, tally, driver, calls, result.outputs)
-        result.unfed_calls = [i for i, (compiled_ran, fed) in enumerate(zip(ran, depends)) if compiled_ran and fed is False]
-        result.compiled_calls -= len(result.unfed_calls)
+        result.unfed_calls = [i for i, (compiled_ran, found) in enumerate(zip(ran, depends)) if compiled_ran and found["fed"] is False]
+        result.partly_fed_calls = [[i, found["unchanged"], found["floats"]] for i, (compiled_ran, found) in enumerate(zip(ran, depends))
+                                   if compiled_ran and found["fed"] and found.get("unchanged")]
+        result.compiled_calls -= len(result.unfed_calls) + len(result.partly_fed_calls)
     result.graphs = len(tally.graphs)
     result.ops_per_graph = tally.op_counts()
     if result.error and result.error["kind"] == "graph_break":  # fullgraph=True raised at the break
@@ -228,57 +233,69 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
 
 
 class _Opaque(Exception):
-    """A value whose contents the digest does not read."""
+    """A value whose contents the comparison does not read."""
 
 
-def _digest(value) -> str | None:
-    """What a call returned, as a hash of its structure and bytes; None for what it cannot read."""
-    digest = hashlib.sha256()
-
-    def walk(item):
-        if isinstance(item, torch.Tensor):
-            if item.layout != torch.strided:
-                raise _Opaque
-            data = item.detach().cpu().contiguous()
-            digest.update(f"T{data.dtype}{tuple(data.shape)}:".encode())
-            digest.update(data.reshape(-1).view(torch.uint8).numpy().tobytes())
-        elif type(item) in (bool, int, float, complex, str, bytes, type(None)):
-            digest.update(f"{type(item).__name__}:{item!r};".encode())
-        elif type(item) in (list, tuple) or (isinstance(item, tuple) and hasattr(item, "_fields")):
-            digest.update(f"{type(item).__name__}[".encode())
-            for element in item:
-                walk(element)
-            digest.update(b"]")
-        elif type(item) is dict:
-            digest.update(b"{")
-            for key, element in item.items():
-                walk(key)
-                walk(element)
-            digest.update(b"}")
-        else:
+def _compare(before, after, tally: dict) -> None:
+    """Walk what a call returned (``before``) and what it returned with garbage from the graphs
+    (``after``): ``tally["changed"]`` once anything differs; for floating tensors, how many values
+    there were (``floats``, NaN before left out) and how many stayed the same (``unchanged``)."""
+    if isinstance(before, torch.Tensor):
+        if before.layout != torch.strided:
             raise _Opaque
-
-    try:
-        walk(value)
-    except _Opaque:
-        return None
-    return digest.hexdigest()
+        if (not isinstance(after, torch.Tensor) or after.layout != torch.strided or after.dtype != before.dtype
+                or after.shape != before.shape):
+            tally["changed"] = True
+            return
+        old, new = before.detach().cpu(), after.detach().cpu()
+        if old.is_floating_point() or old.is_complex():
+            counted = ~torch.isnan(old)
+            same = (old == new) & counted
+            if int(same.sum()) < int(counted.sum()) or bool(torch.isnan(new)[~counted].logical_not().any()):
+                tally["changed"] = True
+            # A zero or an infinity that stays is a fill (a mask applied after the compiled call, a
+            # padding), not work: only other values that stay count as computed elsewhere.
+            filled = (old == 0) | torch.isinf(old)
+            tally["floats"] += int((counted & ~filled).sum())
+            tally["unchanged"] += int((same & ~filled).sum())
+        elif not torch.equal(old, new):
+            tally["changed"] = True
+    elif type(before) in (bool, int, float, complex, str, bytes, type(None)):
+        if type(after) is not type(before) or not (after == before):
+            tally["changed"] = True
+    elif isinstance(before, (list, tuple)):
+        if type(after) is not type(before) or len(after) != len(before):
+            tally["changed"] = True
+            return
+        for old, new in zip(before, after):
+            _compare(old, new, tally)
+    elif type(before) is dict:
+        if type(after) is not dict or list(after) != list(before):
+            tally["changed"] = True
+            return
+        for key in before:
+            _compare(before[key], after[key], tally)
+    else:
+        raise _Opaque
 
 
 DEPENDENCE_TIMEOUT_S = 30.0
 
 
 def depends_on_compiled(compiled, tally: GraphTally, driver, calls: list, outputs: list) -> list:
-    """Per call of the schedule: whether what ``driver`` returned came from the compiled code.
+    """Per call of the schedule: how much of what ``driver`` returned came from the compiled code.
 
     A copy of this process (forked after the schedule ran, so nothing it does reaches the grading)
-    runs the schedule again with every compiled graph returning garbage (``tally.poisoned``). A call
-    whose result is the same as before ignored what the compiled code returned: its work was done
-    elsewhere, by eager code, on inputs of its own (False). A result that changed, a call that now
-    raises: True. None where it cannot be told (the call raised the first time, a result the digest
-    does not read, the copy did not finish), which never fails a grade. A driver that keeps state
-    sees the rerun as later calls; its results then differ anyway (True, at worst a missed find)."""
-    expected = [None if isinstance(out, BaseException) else _digest(out) for out in outputs]
+    runs the schedule again with every compiled graph returning garbage (``tally.poisoned``) and
+    compares each result with the first run's. Per call: ``{"fed": True}`` when the result changed
+    (or the call now raises), with ``floats`` and ``unchanged``, the floating values it returned
+    (zeros and infinities aside: fills) and how many of them stayed the same, computed by something
+    else than the compiled code; ``{"fed": False}`` when it is the same: its work was done
+    elsewhere, by eager code, on inputs of its own; ``{"fed": None}`` where it cannot be told (the
+    call raised the first time, a result the comparison does not read, the copy did not finish),
+    which never fails a grade. A driver that keeps state sees the rerun as later calls; its
+    results then differ anyway (at worst a missed find, never a false one)."""
+    unknown = [{"fed": None}] * len(outputs)
 
     def work(state):
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -286,20 +303,31 @@ def depends_on_compiled(compiled, tally: GraphTally, driver, calls: list, output
         os.dup2(devnull, 2)
         tally.poisoned = True
         seen = []
-        for args in calls[:len(expected)]:
+        for args, before in zip(calls, outputs):
             try:
-                seen.append(_digest(driver(compiled, *copy.deepcopy(args))))
+                after = driver(compiled, *copy.deepcopy(args))
             except BaseException:  # noqa: BLE001 - garbage in made it fail: it used what came out of the graphs
-                seen.append("raised")
-        return {"digests": seen}
+                seen.append({"fed": True, "floats": 0, "unchanged": 0, "raised": True})
+                continue
+            if isinstance(before, BaseException):
+                seen.append({"fed": None})
+                continue
+            counts = {"changed": False, "floats": 0, "unchanged": 0}
+            try:
+                _compare(before, after, counts)
+            except _Opaque:
+                seen.append({"fed": None})
+                continue
+            seen.append({"fed": counts["changed"], "floats": counts["floats"], "unchanged": counts["unchanged"]})
+        return {"calls": seen}
 
     from .forked import in_forked_child
 
     report = in_forked_child(work, DEPENDENCE_TIMEOUT_S)
-    seen = report.get("digests") if isinstance(report, dict) else None
-    if not isinstance(seen, list) or len(seen) != len(expected):
-        return [None] * len(expected)
-    return [None if before is None or after is None else after != before for before, after in zip(expected, seen)]
+    seen = report.get("calls") if isinstance(report, dict) else None
+    if not isinstance(seen, list) or len(seen) != len(outputs):
+        return unknown
+    return seen
 
 
 def _break_counter() -> int:
