@@ -70,13 +70,13 @@ def test_crash_of_the_interpreter(submission):
 
 def test_infinite_loop_hits_the_time_limit(submission):
     started = time.monotonic()
-    result = _grade(submission(SOLUTION_BODY + "while True:\n    pass\n"), timeout=8)
-    assert time.monotonic() - started < 8 * (1 + MAX_CREDIT) + 45  # more than 8 s only on a busy machine (engine/clock.py)
-    assert result.status == "error" and "stopped after 8 s" in result.message
+    result = _grade(submission(SOLUTION_BODY + "while True:\n    pass\n"), timeout=3)
+    assert time.monotonic() - started < 3 * (1 + MAX_CREDIT) + 45  # more than 3 s only on a busy machine (engine/clock.py)
+    assert result.status == "error" and "stopped after 3 s" in result.message
 
 
 def test_infinite_loop_in_the_graded_function(submission):
-    result = _grade(submission("import torch\n\ndef encode(x, weight):\n    while True:\n        x = x + 1\n"), timeout=10)
+    result = _grade(submission("import torch\n\ndef encode(x, weight):\n    while True:\n        x = x + 1\n"), timeout=3)
     assert result.status == "error"
 
 
@@ -220,9 +220,10 @@ def test_a_fork_bomb_is_cut_off_and_leaves_nothing_behind(submission):
     limit ends the grading, every process of that user is killed, and the grader goes on."""
     bomb = SOLUTION_BODY + "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n"
     started = time.monotonic()
-    result = _grade(submission(bomb), timeout=10)
-    assert time.monotonic() - started < 10 * (1 + MAX_CREDIT) + 60  # the limit, what others took of the CPUs, a cold start and the cleanup under load
-    assert result.status == "error" and "stopped after 10 s" in result.message
+    # A short limit: every process of the bomb spins until the grading ends, on every CPU of the machine.
+    result = _grade(submission(bomb), timeout=4)
+    assert time.monotonic() - started < 4 * (1 + MAX_CREDIT) + 60  # the limit, what others took of the CPUs, a cold start and the cleanup under load
+    assert result.status == "error" and "stopped after 4 s" in result.message
     uid = result.extra["grading_uid"]
     deadline = time.monotonic() + 5
     while _processes_of(uid) and time.monotonic() < deadline:

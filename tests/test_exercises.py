@@ -17,7 +17,10 @@ from autograder.engine.grader import grade
 EXERCISES = discover()
 IDS = [f"{e.chapter}-{e.id}" for e in EXERCISES]
 # Exercises graded by a `speed` check carry the `speed` marker (`-m speed` selects them; CI runs them).
-MARKED = [pytest.param(e, marks=[pytest.mark.speed] if any(c.kind == "speed" for c in e.checks) else []) for e in EXERCISES]
+# xdist_group: an exercise's tests share a worker, so its starter and solution are graded once
+# (`graded`) for these tests and tests/test_variants.py.
+MARKED = [pytest.param(e, marks=[pytest.mark.xdist_group(e.id)] + ([pytest.mark.speed] if any(c.kind == "speed" for c in e.checks) else []))
+          for e in EXERCISES]
 
 
 @pytest.mark.parametrize("exercise", MARKED, ids=IDS)

@@ -33,10 +33,12 @@ def _timed_by_speed(exercise) -> bool:
     return any(c.kind == "speed" for c in exercise.checks)
 
 
-@pytest.mark.parametrize("exercise", [pytest.param(e, marks=[pytest.mark.speed] if _timed_by_speed(e) else [])
+# The starter's and the solution's gradings come from the session's `graded` (the ones
+# tests/test_exercises.py proves; the same exercise's tests share a worker: xdist_group).
+@pytest.mark.parametrize("exercise", [pytest.param(e, marks=[pytest.mark.xdist_group(e.id)] + ([pytest.mark.speed] if _timed_by_speed(e) else []))
                                       for e in WITH_VARIANTS], ids=[f"{e.chapter}-{e.id}" for e in WITH_VARIANTS])
-def test_fair_variants_pass_and_wrong_variants_are_caught(exercise):
-    report = dev.check([exercise.id], workers=1, seeds=SEEDS, exercises=EXERCISES, time_fair_speed=TIME_FAIR_SPEED)
+def test_fair_variants_pass_and_wrong_variants_are_caught(exercise, graded):
+    report = dev.check([exercise.id], workers=1, seeds=SEEDS, exercises=EXERCISES, time_fair_speed=TIME_FAIR_SPEED, graded=graded)
     assert report.findings == [], "\n".join(f.problem for f in report.findings)
     row = report.rows[0]
     assert len(row.fair) == len(exercise.fair) * len(SEEDS) and len(row.wrong) == len(exercise.wrong) * len(SEEDS)

@@ -242,8 +242,9 @@ def _run(job: Job):
     return job, result, time.perf_counter() - started
 
 
-def jobs_for(exercise: Exercise, seeds=DEFAULT_SEEDS, variants: bool = True, time_fair_speed: bool = True) -> list[Job]:
-    jobs = [Job(exercise, "starter", seed=seeds[0]), Job(exercise, "solution", seed=seeds[0])]
+def jobs_for(exercise: Exercise, seeds=DEFAULT_SEEDS, variants: bool = True, time_fair_speed: bool = True,
+             sides: bool = True) -> list[Job]:
+    jobs = [Job(exercise, "starter", seed=seeds[0]), Job(exercise, "solution", seed=seeds[0])] if sides else []
     if variants:
         for seed in seeds:
             jobs += [Job(exercise, "FAIR", f.name, seed, time_fair_speed) for f in exercise.fair]
@@ -252,11 +253,14 @@ def jobs_for(exercise: Exercise, seeds=DEFAULT_SEEDS, variants: bool = True, tim
 
 
 def check(ids: list[str] | None = None, workers: int = 2, progress=None, seeds=DEFAULT_SEEDS,
-          variants: bool = True, exercises: list[Exercise] | None = None, time_fair_speed: bool = True) -> Report:
+          variants: bool = True, exercises: list[Exercise] | None = None, time_fair_speed: bool = True,
+          graded=None) -> Report:
     """Run every proof on the chosen exercises (default: all). ``progress(done, total)`` is told
     after each grading. ``exercises`` replaces the discovered ones (tests). ``time_fair_speed=False``
     grades the FAIR variants of exercises timed only by ``speed`` checks on structure (CI's budget:
-    the solution and the timing WRONG variants are still timed)."""
+    the solution and the timing WRONG variants are still timed). ``graded(exercise_id, side)``
+    (side "starter" or "master") gives the starter's and the solution's results graded elsewhere
+    (the tests grade each once for all the tests that read them)."""
     everything = discover() if exercises is None else exercises
     chosen = [e for e in everything if not ids or e.id in ids]
     if exercises is None:
@@ -266,7 +270,10 @@ def check(ids: list[str] | None = None, workers: int = 2, progress=None, seeds=D
         pending = pending_requirements()
         findings = [Finding(e.id, p) for e in chosen for p in table_findings(e, pending)]
     report = Report(findings=findings)
-    jobs = [job for e in chosen for job in jobs_for(e, tuple(seeds), variants, time_fair_speed)]
+    jobs = [job for e in chosen for job in jobs_for(e, tuple(seeds), variants, time_fair_speed, sides=graded is None)]
+    if graded is not None:
+        for e in chosen:
+            report.graded[e.id] = (graded(e.id, "starter"), graded(e.id, "master"))
     seconds: dict[str, float] = {}
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         for done, (job, result, took) in enumerate(pool.map(_run, jobs), start=1):
