@@ -57,19 +57,21 @@ def _allowed(exercise, name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("exercise", EXERCISES, ids=[e.id for e in EXERCISES])
-def test_every_cheat_fails_on_every_exercise(exercise, tmp_path):
+@pytest.mark.parametrize("exercise", [pytest.param(e, marks=pytest.mark.xdist_group(e.id)) for e in EXERCISES],
+                         ids=[e.id for e in EXERCISES])
+def test_every_cheat_fails_on_every_exercise(exercise, tmp_path, graded):
     starter = exercise.starter.read_text()
     # Structure only (costly=False): timing checks are proven by the starter/solution runs of
-    # test_exercises.py; a cheat must not gain anything the structure checks award.
-    baseline = grade(exercise.id, exercise.starter, seed=21, timeout=60, costly=False).score
+    # test_exercises.py; a cheat must not gain anything the structure checks award. The starter's
+    # own grading is the session's (`graded`: seed 11, structure only), shared with those tests.
+    baseline = graded(exercise.id, "starter").score
     problems = []
     for name, (code, marker) in CHEATS.items():
         if _allowed(exercise, name) or (name not in EVERYWHERE and not _representative(exercise)):
             continue
         path = tmp_path / f"{name}.py"
         path.write_text(starter + code)
-        result = grade(exercise.id, path, seed=21, timeout=60, costly=False)
+        result = grade(exercise.id, path, seed=11, timeout=60, costly=False)
         text = " ".join([result.message, *result.extra.get("violations", []), *result.extra.get("scan", [])])
         detected = bool(marker)
         if result.passed or (detected and result.score != 0) or result.score > baseline:

@@ -128,13 +128,19 @@ def test_torch_logs_are_read_back_as_records():
 
 # -- the real command ---------------------------------------------------------------------------------
 
+# Every starter failing for its declared reason on the installed torch is what drift's starter rows
+# say; tests/test_exercises.py proves it for every exercise in every run, so the command itself is
+# run here on every alarm and on one starter of each chapter.
+FIRST_OF_EACH_CHAPTER = sorted({e.chapter: e.id for e in reversed(discover())}.values())
+
+
 @pytest.mark.slow
-def test_drift_holds_on_the_installed_torch_and_every_starter_still_fails_for_its_reason():
-    code, out, err = run_cli("drift", "--json", timeout=1500)
+def test_drift_holds_on_the_installed_torch_for_every_alarm_and_a_starter_of_each_chapter():
+    code, out, err = run_cli("drift", "--json", *FIRST_OF_EACH_CHAPTER, timeout=1500)
     assert out.strip(), f"drift printed no report (exit status {code}); its stderr ends:\n{err[-3000:]}"
     report = json.loads(out)
     changed = [row for row in report["rows"] if not row["holds"]]
     assert code == 0 and changed == [], changed
     kinds = [row["kind"] for row in report["rows"]]
-    assert kinds.count("alarm") == len(drift_module.ALARMS) and kinds.count("starter") == len(discover())
+    assert kinds.count("alarm") == len(drift_module.ALARMS) and kinds.count("starter") == len(FIRST_OF_EACH_CHAPTER)
     assert (ROOT / "autograder" / "sandbox" / "probe" / "drift.py").is_file()

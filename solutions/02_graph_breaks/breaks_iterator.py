@@ -95,6 +95,12 @@
 # message = "did not come from that call"
 #
 # [[wrong]]
+# name = "first_group_only"
+# breaks = "nothing_hidden"
+# fails = ["no_dodge"]
+# message = "part of what your `train` returned came from the compiled"
+#
+# [[wrong]]
 # name = "plain_call"
 # breaks = "nothing_hidden"
 # fails = ["no_dodge"]
@@ -200,6 +206,11 @@ def train(step, batches, weight):
     # BEGIN WRONG plain_call
     # for _ in range(len(batches) // MICRO):
     #     losses.append(accumulate([next(stream) for _ in range(MICRO)], weight))
+    # END WRONG
+    # BEGIN WRONG first_group_only
+    # for group in range(len(batches) // MICRO):
+    #     chunk = [next(stream) for _ in range(MICRO)]
+    #     losses.append(step(chunk, weight) if group == 0 else accumulate(chunk, weight))
     # END WRONG
     # BEGIN WRONG token_step
     # step([batches[0]] * MICRO, weight)  # the compiled step runs once, on a group of its own
