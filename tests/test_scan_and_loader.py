@@ -51,7 +51,7 @@ REFUSED = [
     ("def f(c):\n    return c.co_code", "introspection"),
     # builtins that build names or code at run time
     ("name = 'real'\ngetattr(1, name)", "builtin"), ("import torch\ngetattr(torch, 'nn')", "builtin"),
-    ("getattr(1, '_private', None)", "private"), ("getattr(1, '__class__')", "dunder"), ("setattr(1, 'x', 2)", "builtin"), ("vars()", "builtin"), ("globals()['x'] = 1", "builtin"),
+    ("getattr(1, '_private', None)", "private"), ("import torch\nm = torch.nn.Linear(2, 2)\nm._orig_mod = m", "private"), ("getattr(1, '__class__')", "dunder"), ("setattr(1, 'x', 2)", "builtin"), ("vars()", "builtin"), ("globals()['x'] = 1", "builtin"),
     ("eval('1')", "builtin"), ("exec('x=1')", "builtin"), ("compile('1', 'f', 'eval')", "builtin"), ("__import__('os')", "dunder"),
     ("open('/etc/passwd')", "builtin"), ("breakpoint()", "builtin"), ("g = getattr", "builtin"),
     ("T = type('T', (), {})", "builtin"), ("import torch\ntorch.load('x', weights_only=False)", "builtin"),
@@ -148,6 +148,8 @@ FAIR = {
     "getattr with the name written out, and torch's other check helpers": (
         "import torch\nclass M(torch.nn.Module):\n    pass\nm = M()\nbias = getattr(m, 'bias', None)\n"
         "torch._check_value(True, lambda: 'a message')\ntorch._check_index(True)\ntorch._assert(True, 'ok')\n"),
+    "a compiled module unwrapped": ("import torch\nm = torch.compile(torch.nn.Linear(2, 2))\nplain = getattr(m, '_orig_mod', m)\n"
+                                    "state = m._orig_mod.state_dict()\n"),
 }
 
 

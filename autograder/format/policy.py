@@ -171,6 +171,10 @@ ALLOWED_PRIVATE = {
     "torch._inductor.config.*": "Inductor's settings, read or patched in a context manager",
     "torch._subclasses.fake_tensor.*": "FakeTensorMode, to reason about shapes without data (chapter 3)",
 }
+# Private attributes of torch's objects (not modules) a fix may read, each with why.
+READABLE_PRIVATE_ATTRIBUTES = {
+    "_orig_mod": "the module a compiled module (OptimizedModule) wraps: how torch.compile's docs reach its state_dict",
+}
 # Names of attributes that hand out frames, code or tracebacks: never needed by a fix, and the
 # way to the grader's own objects in the process.
 INTROSPECTION_ATTRIBUTES = {
@@ -622,7 +626,7 @@ class _Walker:
             elif self.allow.private_problem(path):
                 self.flag(node, "private", f"`{path}` is a private name; {self._private_advice()}")
             return
-        if attr.startswith("_") and not self._own_attribute(node):
+        if attr.startswith("_") and not self._own_attribute(node) and not (attr in READABLE_PRIVATE_ATTRIBUTES and not storing):
             self.flag(node, "private", f"`.{attr}`: names that start with `_` are private to their library; "
                                        "use its public API (or drop the underscore from your own attribute)")
 
