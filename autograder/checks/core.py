@@ -48,7 +48,12 @@ def measure_failed(spec, ev: Evidence) -> CheckResult | None:
     """A measure part that raised in the learner's process: the check fails, saying so."""
     problem = ev.facts.get("measure_failed") if isinstance(ev.facts, dict) else None
     if problem:
-        return CheckResult.outcome(spec, False, f"The grader could not measure this: {problem}. {_lesson(spec, ev.exercise)}")
+        message = f"The grader could not measure this: {problem}."
+        if "InductorError" in str(problem):
+            # A fix that compiles with the default backend where the grader hands it one (red-team M4).
+            message += (" Inductor ran inside your code's own compile and failed there. Where the grader hands your code a "
+                        "backend to compile with (an argument such as `backend`), compile with that one, not the default.")
+        return CheckResult.outcome(spec, False, f"{message} {_lesson(spec, ev.exercise)}")
     return None
 
 
