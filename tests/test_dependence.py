@@ -99,3 +99,18 @@ def test_part_of_the_work_done_eagerly_is_found_and_a_mask_after_the_call_is_not
     assert m.compiled_calls == 0 and [call for call, _, _ in m.partly_fed_calls] == [0, 1, 2]
     assert m.partly_fed_calls[0][1:] == [2, 4]  # 2 of the 4 values computed elsewhere
     assert measured(masked).partly_fed_calls == [] and measured(masked).compiled_calls == 3
+
+
+def test_a_call_the_rerun_serves_eagerly_tells_nothing():
+    # The starter of recompile_global_log: the compiled function appends to a list and its guards
+    # check the list's length, so after the schedule (past the recompile limit) the rerun runs every
+    # call eagerly. Its unchanged results are not evidence that the first run ignored the graphs.
+    log = []
+
+    def logging_model(x):
+        log.append(x.sum())
+        return x * 2
+
+    m = probe.measure(logging_model, [(torch.ones(3),)] * 6, {"recompile_limit": 4},
+                      driver=lambda step, x: (step(x), torch.tensor(len(log))), probe_dependence=True)
+    assert m.compiled_calls == 4 and m.unfed_calls == [] and m.partly_fed_calls == []

@@ -293,8 +293,9 @@ def depends_on_compiled(compiled, tally: GraphTally, driver, calls: list, output
     else than the compiled code; ``{"fed": False}`` when it is the same: its work was done
     elsewhere, by eager code, on inputs of its own; ``{"fed": None}`` where it cannot be told (the
     call raised the first time, a result the comparison does not read, the copy did not finish),
-    which never fails a grade. A driver that keeps state sees the rerun as later calls; its
-    results then differ anyway (at worst a missed find, never a false one)."""
+    which never fails a grade. A driver that keeps state sees the rerun as later calls: its results
+    may differ anyway (at worst a missed find), and a call that this time runs no compiled code at
+    all (the state it left fails every guard, past the recompile limit) tells nothing (None)."""
     unknown = [{"fed": None}] * len(outputs)
 
     def work(state):
@@ -304,10 +305,16 @@ def depends_on_compiled(compiled, tally: GraphTally, driver, calls: list, output
         tally.poisoned = True
         seen = []
         for args, before in zip(calls, outputs):
+            runs = tally.runs
             try:
                 after = driver(compiled, *copy.deepcopy(args))
             except BaseException:  # noqa: BLE001 - garbage in made it fail: it used what came out of the graphs
-                seen.append({"fed": True, "floats": 0, "unchanged": 0, "raised": True})
+                seen.append({"fed": True, "floats": 0, "unchanged": 0, "raised": True} if tally.runs > runs else {"fed": None})
+                continue
+            if tally.runs == runs:
+                # No compiled code ran this time (state the schedule left, a length the guards check,
+                # made the call miss every entry past the recompile limit): nothing to tell from it.
+                seen.append({"fed": None})
                 continue
             if isinstance(before, BaseException):
                 seen.append({"fed": None})
