@@ -114,3 +114,11 @@ def test_a_call_the_rerun_serves_eagerly_tells_nothing():
     m = probe.measure(logging_model, [(torch.ones(3),)] * 6, {"recompile_limit": 4},
                       driver=lambda step, x: (step(x), torch.tensor(len(log))), probe_dependence=True)
     assert m.compiled_calls == 4 and m.unfed_calls == [] and m.partly_fed_calls == []
+
+
+def test_an_argmax_that_nan_leaves_as_it_was_is_still_found_fed():
+    # argmax of a row of NaN is 0; every row's largest value is in column 0 here, so the NaN rerun
+    # gives the same classes, and the rerun with random values tells them apart.
+    rows = [(torch.cat([torch.full((4, 1), 9.0), torch.rand(4, 5)], dim=1),) for _ in range(3)]
+    m = probe.measure(lambda x: x * 2, rows, {}, driver=lambda step, x: step(x).argmax(dim=-1), probe_dependence=True)
+    assert (m.compiled_calls, m.unfed_calls) == (3, [])

@@ -293,16 +293,39 @@ def depends_on_compiled(compiled, tally: GraphTally, driver, calls: list, output
     else than the compiled code; ``{"fed": False}`` when it is the same: its work was done
     elsewhere, by eager code, on inputs of its own; ``{"fed": None}`` where it cannot be told (the
     call raised the first time, a result the comparison does not read, the copy did not finish),
-    which never fails a grade. A driver that keeps state sees the rerun as later calls: its results
-    may differ anyway (at worst a missed find), and a call that this time runs no compiled code at
-    all (the state it left fails every guard, past the recompile limit) tells nothing (None)."""
+    which never fails a grade. The garbage is NaN first; a call that looks unfed or partly fed is
+    tried once more with large random values, and counts as fed where either changed it (an argmax
+    or a threshold of NaN can come out as it was). A driver that keeps state sees the rerun as later
+    calls: its results may differ anyway (at worst a missed find), and a call that this time runs no
+    compiled code at all (the state it left fails every guard, past the recompile limit) tells
+    nothing (None)."""
+    first = _rerun_with_garbage(compiled, tally, driver, calls, outputs, "nan")
+    doubtful = [i for i, found in enumerate(first) if found["fed"] is False or (found["fed"] and found.get("unchanged"))]
+    if not doubtful:
+        return first
+    second = _rerun_with_garbage(compiled, tally, driver, calls, outputs, "random")
+    merged = list(first)
+    for i in doubtful:
+        again = second[i]
+        if again["fed"] is None:
+            continue
+        if again["fed"] and not again.get("unchanged"):
+            merged[i] = again
+        elif first[i]["fed"] is False and again["fed"]:
+            merged[i] = again
+        elif first[i]["fed"] and again["fed"]:
+            merged[i] = {**first[i], "unchanged": min(first[i]["unchanged"], again["unchanged"])}
+    return merged
+
+
+def _rerun_with_garbage(compiled, tally: GraphTally, driver, calls: list, outputs: list, mode: str) -> list:
     unknown = [{"fed": None}] * len(outputs)
 
     def work(state):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         os.dup2(devnull, 2)
-        tally.poisoned = True
+        tally.poisoned = mode
         seen = []
         for args, before in zip(calls, outputs):
             runs = tally.runs

@@ -45,17 +45,23 @@ def _first_paragraphs(text: str) -> str:
     return "\n".join(kept).strip()
 
 
-def poisoned(value):
-    """A graph's outputs made garbage, same types and shapes: NaN for floating tensors, the bitwise
-    complement for integers, the negation for booleans."""
+def poisoned(value, mode: str = "nan", generator: torch.Generator | None = None):
+    """A graph's outputs made garbage, same types and shapes: NaN (``mode="nan"``: it survives a
+    multiplication by zero) or large random values (``"random"``: an argmax, a sign or a threshold
+    of them changes too) for floating tensors; the bitwise complement for integers, the negation
+    for booleans."""
     if isinstance(value, torch.Tensor):
-        if value.is_floating_point() or value.is_complex():
+        if value.is_floating_point():
+            if mode == "random":
+                return (torch.randn(value.shape, generator=generator, dtype=torch.float64) * 1e3 + 7.0).to(value.dtype)
             return torch.full_like(value, float("nan"))
+        if value.is_complex():
+            return torch.full_like(value, complex(float("nan"), float("nan")))
         if value.dtype == torch.bool:
             return value.logical_not()
         return value.bitwise_not()
     if isinstance(value, (list, tuple)):
-        return type(value)(poisoned(v) for v in value)
+        return type(value)(poisoned(v, mode, generator) for v in value)
     return value
 
 
@@ -83,8 +89,10 @@ class GraphTally:
         self._runs_at_first_compile: dict[str, int] = {}
         self.resets = 0
         # Set only in a forked copy of the learner's process (measurement.depends_on_compiled): every
-        # graph then returns garbage, to see whether what the learner's code returns came from it.
-        self.poisoned = False
+        # graph then returns garbage ("nan" or "random"), to see whether what the learner's code
+        # returns came from it.
+        self.poisoned: str | None = None
+        self._garbage = torch.Generator().manual_seed(0)
 
     def __call__(self, gm, example_inputs):
         self.graphs.append(gm)
@@ -106,7 +114,7 @@ class GraphTally:
         def run_compiled(*args):
             self.runs += 1
             out = compiled(*args)
-            return poisoned(out) if self.poisoned else out
+            return poisoned(out, self.poisoned, self._garbage) if self.poisoned else out
 
         return run_compiled
 
