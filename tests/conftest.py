@@ -60,3 +60,16 @@ def graded():
                                  costly=side != "starter")
         return _GRADED[key]
     return get
+
+
+def pytest_collection_modifyitems(items):
+    """Tests that share a module-scoped fixture (a whole nbgrader class graded, a course started,
+    a hub) share an xdist worker too (`--dist loadgroup`), so the fixture is built once, not once
+    per worker that happens to run one of them."""
+    for item in items:
+        info = getattr(item, "_fixtureinfo", None)
+        if info is None or item.get_closest_marker("xdist_group"):
+            continue
+        shared = sorted(name for name, defs in info.name2fixturedefs.items() if defs and defs[-1].scope == "module")
+        if shared:
+            item.add_marker(pytest.mark.xdist_group(f"{item.module.__name__}:{shared[0]}"))
