@@ -239,19 +239,20 @@ def failed_only_on_timing(result) -> bool:
 
 def _run(job: Job):
     started = time.perf_counter()
-    if job.side == "starter":
-        result = grade(job.exercise.id, job.exercise.starter, seed=job.seed, warm=True, costly=False)
-    elif job.side == "solution":
-        result = grade(job.exercise.id, job.exercise.master, seed=job.seed, warm=True)
-    else:
-        result = grade_variant(job.exercise, job.side, job.name, job.seed, job.costly)
+
+    def graded():
+        if job.side == "starter":
+            return grade(job.exercise.id, job.exercise.starter, seed=job.seed, warm=True, costly=False)
+        if job.side == "solution":
+            return grade(job.exercise.id, job.exercise.master, seed=job.seed, warm=True)
+        return grade_variant(job.exercise, job.side, job.name, job.seed, job.costly)
+
+    result = graded()
     if job.side in ("solution", "FAIR") and failed_only_on_timing(result):
         # A fix that must pass, failed by a timing alone: graded once more before it counts. On the
         # loaded machine that proves a whole course a timing is now and then the load's, not the
         # code's (docs/MEASUREMENTS.md, "Timing verdicts"); a WRONG variant is never graded twice.
-        again = grade(job.exercise.id, job.exercise.master, seed=job.seed, warm=True) if job.side == "solution" \
-            else grade_variant(job.exercise, job.side, job.name, job.seed, job.costly)
-        result = again
+        result = graded()
     return job, result, time.perf_counter() - started
 
 

@@ -307,13 +307,9 @@ def depends_on_compiled(compiled, tally: GraphTally, driver, calls: list, output
     merged = list(first)
     for i in doubtful:
         again = second[i]
-        if again["fed"] is None:
-            continue
-        if again["fed"] and not again.get("unchanged"):
+        if first[i]["fed"] is False and again["fed"] is not None:
             merged[i] = again
-        elif first[i]["fed"] is False and again["fed"]:
-            merged[i] = again
-        elif first[i]["fed"] and again["fed"]:
+        elif first[i]["fed"] and again["fed"]:  # partly fed under both: only values that stayed under both count
             merged[i] = {**first[i], "unchanged": min(first[i]["unchanged"], again["unchanged"])}
     return merged
 
