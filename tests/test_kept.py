@@ -10,7 +10,7 @@ from autograder.engine import kept
 from autograder.engine import kept as kept_module
 from autograder.engine.grader import grade
 from autograder.format.exercise import load
-from autograder.sandbox import identity
+from autograder.sandbox import identity, python_headers
 
 ROOT_ONLY = pytest.mark.skipif(not identity._running_as_root(), reason="the cache is kept only by a root grader")
 # Where some grading keeps root (here: Python's headers are under /root, so Inductor gradings do),
@@ -171,14 +171,14 @@ def test_nothing_is_kept_where_some_grading_keeps_root(monkeypatch):
     monkeypatch.setattr(identity, "drop_wanted", lambda: True)
     monkeypatch.setattr(identity, "packages_block_the_drop", lambda: None)
     monkeypatch.setattr(identity, "_enterable_by_others", lambda folder: True)
-    monkeypatch.setattr(identity, "_readable_by_others", lambda path: False)  # Python's headers closed to others
+    monkeypatch.setattr(python_headers, "readable_copy", lambda: None)  # Python's headers closed to others, no copy made
     assert "Inductor" in identity.some_grading_keeps_root()
     assert kept.open_cache(True, exercise, str(exercise.master)).folder is None
     assert kept.ReferenceStore.for_grading(str(exercise.master), 1, True) is None
     monkeypatch.setattr(identity, "drop_wanted", lambda: False)
     assert identity.some_grading_keeps_root() == f"{identity.DROP_SWITCH}=0"
     monkeypatch.setattr(identity, "drop_wanted", lambda: True)
-    monkeypatch.setattr(identity, "_readable_by_others", lambda path: True)
+    monkeypatch.setattr(python_headers, "readable_copy", lambda: "/public/python-headers")
     monkeypatch.setattr(identity, "root_only_folder", lambda name: None)
     assert identity.some_grading_keeps_root() is None
     assert kept.open_cache(True, exercise, str(exercise.master)).folder is None, "no root-only folder: nothing kept"

@@ -86,20 +86,21 @@ def test_inductor_fuses_a_pointwise_chain_on_cpu(fixture_master):
     result = grade("speed_fixture", path, seed=1, timeout=240)
     fast = next(c for c in result.checks if c.name == "fast")
     assert fast.status == "passed", fast.message
-    # As root, the child drops to nobody unless nobody cannot read the headers Inductor compiles
-    # against (an interpreter under /root): then it keeps root and the result says why.
+    # As root, the child drops to a user of its own. Where that user cannot read the headers Inductor
+    # compiles against (an interpreter under /root, as here), it compiles against root's public copy
+    # of them; only where no copy can be made does it keep root, and the result says why.
     import os
-    import sysconfig
 
-    from autograder.sandbox.identity import _readable_by_others, closed_package_folder
+    from autograder.sandbox import python_headers
+    from autograder.sandbox.identity import closed_package_folder
 
     sandbox = " ".join(result.extra.get("sandbox", []))
     if os.geteuid() == 0 and closed_package_folder() is not None:
         assert "privileges kept: nobody cannot read" in sandbox, sandbox
-    elif os.geteuid() == 0 and not _readable_by_others(sysconfig.get_paths()["include"]):
+    elif os.geteuid() == 0 and python_headers.readable_copy() is None:
         assert "privileges kept: Inductor compiles C++" in sandbox, sandbox
     elif os.geteuid() == 0:
-        assert "ran as nobody" in sandbox, sandbox
+        assert "an identity of this grading's own" in sandbox, sandbox
 
 
 BROKEN_CHAIN = MASTER.replace('''    # return ((x.sin() + 1) * x.cos()).relu()  # TODO: the square root is missing''', '''    # y = x.sin() + 1

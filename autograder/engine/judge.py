@@ -227,6 +227,8 @@ def judge(job: dict) -> dict:
     from autograder.engine import verdict  # noqa: F401 - imported before the forks, as everything the judge uses
     from autograder.sandbox import child as learner_child
     from autograder.sandbox import identity as ids, probe, processes  # noqa: F401 - probe: both children use it
+
+    probe.skip_guard_latency_profiling()  # in both children too: they are forked from here
     from autograder.sandbox.kinds import all as _kinds  # noqa: F401 - which parameters each measure needs
 
     from autograder.engine.clock import Clock
@@ -390,6 +392,9 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, clock, limit, identity, kept_
     exercise = parse_master(Path(job["master"]))  # the judge's own copy: every threshold and rule comes from here
     inductor = ids.inductor_blocks_the_drop(exercise) if identity is not None else None
     who = None if (identity is None or inductor) else {"uid": identity.uid, "gid": identity.gid, "label": identity.label}
+    from autograder.sandbox import python_headers
+
+    headers = python_headers.readable_copy() if who else None
     checks = []
     for spec in exercise.checks:
         measurer = MEASURERS.get(spec.kind)
@@ -405,7 +410,9 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, clock, limit, identity, kept_
                      "driver": exercise.driver, "compile": dict(exercise.compile), "submission_may_set": list(exercise.submission_may_set),
                      "allow_config": list(exercise.allow_config), "config_may_add": {k: list(v) for k, v in exercise.config_may_add.items()}},
         "source": job["source"], "filename": job["filename"], "seed": int(job["seed"]), "limit": limit,
-        "memory_limit": job.get("memory_limit"), "identity": who, "kept_root": kept_root or inductor, "scratch": scratch,
+        "memory_limit": job.get("memory_limit"), "identity": who,
+        "python_headers": headers if headers != python_headers.interpreter_headers() else None,
+        "inductor": ids.uses_inductor(exercise), "kept_root": kept_root or inductor, "scratch": scratch,
         "checks": checks, "capture_output": any(spec.kind == "output" for spec in exercise.checks),
         "capture_aot": any(spec.kind == "escape_hatch" for spec in exercise.checks), "measures_itself": measures_itself(exercise),
         "starter": starter_source(master_text, exercise.id, exercise.title) if costly_kinds else None,

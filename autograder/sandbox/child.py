@@ -141,9 +141,19 @@ def _confine(job: dict) -> list[str]:
         lower_memory(int(job["memory_limit"]))
     who = job.get("identity")
     if who:
+        if job.get("inductor"):
+            # Inductor's check of the CPU's vector instructions starts the interpreter, which this
+            # user may not be able to run (one under /root): done now, as root, and kept (cached).
+            from torch._inductor.cpu_vec_isa import valid_vec_isa_list
+
+            valid_vec_isa_list()
         ids.before_drop()
         applied.append(ids.drop_to(ids.Identity(who["uid"], who["gid"], who["label"])))
         ids.after_drop()
+        if job.get("python_headers"):  # the interpreter's own are closed to this user: root's public copy
+            from autograder.sandbox import python_headers
+
+            python_headers.use(job["python_headers"])
     else:
         applied.append(job.get("kept_root") or "privileges kept: not root")
     die_with_parent()  # after the drop: a change of user clears it

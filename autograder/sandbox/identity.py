@@ -10,6 +10,10 @@ import sys
 import sysconfig
 from dataclasses import dataclass
 
+from autograder.sandbox.permissions import enterable_by_others as _enterable_by_others
+from autograder.sandbox.permissions import readable_by_others as _readable_by_others
+from autograder.sandbox.permissions import running_as_root as _running_as_root
+
 
 DROP_SWITCH = "AUTOGRADER_DROP_PRIVILEGES"  # "0" keeps root in the grading child (debugging only)
 
@@ -323,35 +327,25 @@ def _stdlib_unreadable() -> bool:
     return not all(os.access(paths[key], os.R_OK | os.X_OK) for key in ("stdlib", "platstdlib") if key in paths)
 
 
-def _running_as_root() -> bool:
-    return hasattr(os, "geteuid") and os.geteuid() == 0
-
-
-def _readable_by_others(path: str) -> bool:
-    """Whether a user with no special rights can read ``path`` (a file, or a folder to list): every
-    folder on the way searchable by others, and ``path`` itself readable by them."""
-    import stat
-
-    if not path or not os.path.exists(path):
-        return False
-    real = os.path.realpath(path)
-    mode = os.stat(real).st_mode
-    on_the_way = real if stat.S_ISDIR(mode) else os.path.dirname(real)  # a folder to list must be searchable too
-    return _enterable_by_others(on_the_way) and bool(mode & stat.S_IROTH)
+def uses_inductor(exercise) -> bool:
+    """Whether a grading of ``exercise`` compiles with Inductor (its compile options or a check's backend)."""
+    return exercise.compile.get("backend") == "inductor" or any(
+        spec.params.get("backend", "inductor" if spec.kind == "speed" else None) == "inductor" for spec in exercise.checks)
 
 
 def inductor_blocks_the_drop(exercise) -> str | None:
     """The reason to keep root for this grading, or None. Inductor on the CPU compiles C++ against
     the interpreter's headers; where nobody cannot read them (an interpreter under /root, as on the
-    course's reference machine), an exercise graded with Inductor could not run at all as nobody."""
-    uses_inductor = exercise.compile.get("backend") == "inductor" or any(
-        spec.params.get("backend", "inductor" if spec.kind == "speed" else None) == "inductor" for spec in exercise.checks)
-    if not uses_inductor or not _running_as_root():
+    course's reference machine), an exercise graded with Inductor could not run at all as nobody,
+    unless root made a public copy of them (``python_headers``)."""
+    if not uses_inductor(exercise) or not _running_as_root():
         return None
-    include = sysconfig.get_paths().get("include", "")
-    if _readable_by_others(include):
+    from autograder.sandbox import python_headers
+
+    if python_headers.readable_copy() is not None:
         return None
-    return f"privileges kept: Inductor compiles C++ against {include}, which nobody cannot read here"
+    return (f"privileges kept: Inductor compiles C++ against {python_headers.interpreter_headers()}, which nobody "
+            "cannot read here, and no public copy of it could be made")
 
 
 def closed_package_folder(folders=None) -> str | None:
@@ -364,18 +358,6 @@ def closed_package_folder(folders=None) -> str | None:
 
         folders = [os.path.dirname(os.path.realpath(torch.__file__)), os.path.dirname(os.path.dirname(os.path.realpath(__file__)))]
     return next((folder for folder in folders if not _readable_by_others(folder)), None)
-
-
-def _enterable_by_others(folder: str) -> bool:
-    """Whether a user with no special rights can pass through ``folder`` (it and every folder above it
-    searchable by others)."""
-    import stat
-
-    parts = os.path.realpath(folder).split(os.sep)
-    try:
-        return all(os.stat(os.sep.join(parts[:depth]) or os.sep).st_mode & stat.S_IXOTH for depth in range(1, len(parts) + 1))
-    except OSError:
-        return False
 
 
 def work_folder_base() -> str | None:
@@ -405,7 +387,7 @@ def some_grading_keeps_root() -> str | None:
     drops to a user of its own: what a root-only folder holds is then out of every submission's reach
     (a submission that runs as root could read it, and write into it from C++, e.g. with torch.save).
     Reasons: not root, the drop switched off, packages or the temporary folder closed to others, or
-    Python's headers closed to others (then every grading with Inductor keeps root)."""
+    Python's headers closed to others with no public copy (then every grading with Inductor keeps root)."""
     import tempfile
 
     if not _running_as_root():
@@ -417,9 +399,10 @@ def some_grading_keeps_root() -> str | None:
         return blocked
     if not _enterable_by_others(work_folder_base() or tempfile.gettempdir()):
         return "the work folders' parent is closed to others"
-    include = sysconfig.get_paths().get("include", "")
-    if not _readable_by_others(include):
-        return f"gradings with Inductor keep root: nobody can read {include}"
+    from autograder.sandbox import python_headers
+
+    if python_headers.readable_copy() is None:
+        return f"gradings with Inductor keep root: nobody can read {python_headers.interpreter_headers()}, nor a copy of it"
     return None
 
 

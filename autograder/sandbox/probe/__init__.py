@@ -28,7 +28,7 @@ from .events import (  # noqa: F401
     _SKIP_PREFIXES, break_log, skipped_log, _ListHandler, recompile_reasons, _GUARD_LINE, _guard_lines,
 )
 from .state import (  # noqa: F401
-    compiler_entry_points, clean_state, stance, config_snapshot, config_changes, config_restore, config_as, config_set_changes, is_logging_callable, describe_callable, forget_custom_ops, dynamo_config, config_defaults, refresh_decompositions,
+    compiler_entry_points, clean_state, skip_guard_latency_profiling, stance, config_snapshot, config_changes, config_restore, config_as, config_set_changes, is_logging_callable, describe_callable, forget_custom_ops, dynamo_config, config_defaults, refresh_decompositions,
     print_is_reorderable, recompile_limit, config_values, private_compile_caches,
 )
 from .output import (  # noqa: F401
