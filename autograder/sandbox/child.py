@@ -141,9 +141,9 @@ def _confine(job: dict) -> list[str]:
         lower_memory(int(job["memory_limit"]))
     who = job.get("identity")
     if who:
-        if job.get("inductor"):
+        if job.get("inductor_needs_root"):
             # Inductor's check of the CPU's vector instructions starts the interpreter, which this
-            # user may not be able to run (one under /root): done now, as root, and kept (cached).
+            # user cannot run (one under /root): done now, as root, and kept (cached).
             from torch._inductor.cpu_vec_isa import valid_vec_isa_list
 
             valid_vec_isa_list()
