@@ -332,7 +332,8 @@ def run(job: dict, data: dict, out, reader) -> dict:
         measurement = probe.Measurement()
     else:
         measurement = probe.measure(entry, calls, options, prefer_file=path, driver=driver,
-                                    capture_output=job["capture_output"], capture_aot=job["capture_aot"], probe_dependence=True)
+                                    capture_output=job["capture_output"], capture_aot=job["capture_aot"], probe_dependence=True,
+                                    record_guards=any(spec["kind"] in ("guards", "stance_calls") for spec in job["checks"]))
     lab = Lab(exercise=exercise, submission=submission, entry=entry, driver=driver, calls=calls, options=options,
               measurement=measurement, filename=path, source=source, code_objects=own_code, data=data.get("checks", {}),
               starter=job.get("starter"), scratch=job["scratch"], allowed_before=allowed_before,

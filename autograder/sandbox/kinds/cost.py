@@ -1,7 +1,9 @@
 """Measure parts of chapters 5 and 6 (decisions: ``autograder.checks.cost``).
 
-- ``guards`` and ``stance_calls`` share one guard report: the entry compiled again with a
-  keep-all-recording filter around the learner's own, over the schedule (``probe.guard_report``);
+- ``guards`` and ``stance_calls`` share one guard report: recorded by the grading's own run of
+  the schedule (``probe.measure(record_guards=True)``: a keep-all-recording filter around the
+  learner's own), or, where the exercise measures itself, the entry compiled again with that
+  filter over the schedule (``probe.guard_report``);
   ``guards`` adds, for each compile, the values its config keys had while that compile built its
   guards (a ``config.patch`` block around the learner's call counts; a setting made after the
   compile does not);
@@ -25,6 +27,10 @@ def guard_report(lab) -> dict:
     from autograder.sandbox import probe
 
     cached = lab.extra.get("guard_report")
+    if cached is None and lab.measurement.guard_report is not None:  # recorded by the grading's own run (probe.measure)
+        report = dict(lab.measurement.guard_report)
+        lab.extra["config_at_compile"] = report.pop("config_at_compile")
+        cached = lab.extra["guard_report"] = to_plain(report)
     if cached is None:
         # From the settings the file made on import, not those an earlier run of its code left set;
         # the build (a factory may set some) and the compiles happen inside.

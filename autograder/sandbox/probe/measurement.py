@@ -62,6 +62,9 @@ class Measurement:
     # (break_log), and every frame it gave up on and ran eagerly (skipped_log).
     break_events: list = field(default_factory=list, repr=False)
     skipped_sites: list = field(default_factory=list, repr=False)
+    # Chapter 6 (record_guards): what probe.guard_report reports, from this same run; it stays in
+    # the learner's process (the guard kinds send what their checks need).
+    guard_report: dict | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict:
         return {
@@ -156,23 +159,35 @@ def compile_for_grading(fn, tally: GraphTally, options: dict):
 
 
 def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop_on_error: bool = True, *,
-            driver=None, capture_output: bool = False, capture_aot: bool = False, probe_dependence: bool = False) -> Measurement:
+            driver=None, capture_output: bool = False, capture_aot: bool = False, probe_dependence: bool = False,
+            record_guards: bool = False) -> Measurement:
     """Compile ``fn`` with a fresh GraphTally and call it once per argument tuple in ``calls``.
 
     With ``driver``, each call is ``driver(compiled, *args)`` instead: the learner's own eager code
     (a loop, a caller) that receives the grader's compiled function. ``capture_output`` records what
     each call prints and logs; ``capture_aot`` keeps the ops of the AOT graphs (see GraphTally).
     ``probe_dependence`` (with a driver): a call counts as compiled only if what the driver returned
-    came from the compiled code (``depends_on_compiled``).
+    came from the compiled code (``depends_on_compiled``). ``record_guards``: also what
+    ``probe.guard_report`` would report (``Measurement.guard_report``), from this run instead of a
+    second compile of the whole schedule: the learner's guard filter (if any) wrapped by one that
+    records what each compile offered and kept, and the configuration each compile saw.
     """
     clean_state()
     tally = GraphTally(inner=options.get("backend"), prefer_file=prefer_file, capture_aot=capture_aot)
+    if record_guards:
+        from .guards import recording_filter
+
+        configs: list = []
+        record, offered_kept = recording_filter(options.get("guard_filter_fn"), None, configs)
+        options = {**options, "guard_filter_fn": record}
+        skipping: list[bool] = []  # per call that returned: whether compiled code ran with guard evaluation skipped
+        first_error = None
     compiled = compile_for_grading(fn, tally, options)
     result = Measurement()
     ran: list[bool] = []  # per call: whether any compiled graph ran during it
     with recompile_reasons() as reasons, break_log(prefer_file) as events, skipped_log() as skipped:
         for args in calls:
-            before = tally.runs
+            before, skipped_before = tally.runs, tally.runs_skipping_guards
             result.calls += 1
             ran.append(False)
             seen = {"stdout": "", "logs": []}
@@ -182,6 +197,8 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
                     args = copy.deepcopy(args)
                     output = driver(compiled, *args) if driver is not None else compiled(*args)
             except Exception as exc:  # the learner's code, or Dynamo refusing it
+                if record_guards and first_error is None:
+                    first_error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
                 result.error = describe_error(exc, prefer_file)
                 # Only when the schedule stops here: a later call must not see what the replay did.
                 if stop_on_error and result.error.get("plain") is None and _ordinary_cause(exc):
@@ -199,7 +216,14 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
             if tally.runs > before:
                 result.compiled_calls += 1
                 ran[-1] = True
+            if record_guards and first_error is None:
+                skipping.append(tally.runs_skipping_guards > skipped_before)
             result.outputs.append(_detach(output))
+    if record_guards:
+        result.guard_report = {
+            "offered": sum(seen[0] for seen in offered_kept), "kept": sum(seen[1] for seen in offered_kept),
+            "compiles": len(offered_kept), "inputs": [sum(1 for n in gm.graph.nodes if n.op == "placeholder") for gm in tally.graphs],
+            "graphs": len(tally.graphs), "skipped_eval": skipping, "error": first_error, "config_at_compile": configs}
     if driver is not None and probe_dependence and result.compiled_calls:
         depends = depends_on_compiled(compiled, tally, driver, calls, result.outputs)
         result.unfed_calls = [i for i, (compiled_ran, found) in enumerate(zip(ran, depends)) if compiled_ran and found["fed"] is False]

@@ -83,6 +83,7 @@ class GraphTally:
         self.compile_ids: list[str] = []
         self.breaks: list[dict] = []
         self.runs = 0
+        self.runs_skipping_guards = 0  # runs under the stance that skips guard evaluation (chapter 6)
         # A compile id seen again after compiled code ran means Dynamo was reset in between (the
         # learner's torch._dynamo.reset() or torch.compiler.reset()): its counters start over, so
         # that frame's compile again looks like a first compile, not a recompile.
@@ -113,6 +114,7 @@ class GraphTally:
 
         def run_compiled(*args):
             self.runs += 1
+            self.runs_skipping_guards += bool(torch._dynamo.eval_frame._stance.skip_guard_eval_unsafe)
             out = compiled(*args)
             return poisoned(out, self.poisoned, self._garbage) if self.poisoned else out
 
