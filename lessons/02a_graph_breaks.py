@@ -792,6 +792,96 @@ check("print_in_step")
 check("log_outside")
 
 # %% [markdown]
+# #### What a print in the middle costs
+#
+# Without `fullgraph=True`, a print in the middle of a function is no error: Dynamo ends the graph
+# there, runs the print, and starts a second graph after it. The answers stay right, so the cost is
+# easy to miss. It is paid in run time: each graph is compiled on its own, so the value where the
+# print sits must leave the first graph as a whole tensor in memory, and the second graph reads it
+# back. For a chain of cheap pointwise ops on a large tensor, where moving memory is most of the
+# work, that is twice the traffic of one fused pass. Where the break sits matters: a print after
+# the last op ends the only graph and costs no fusion.
+#
+# Below, one chain of cheap ops on 8 million values in four versions: run eagerly; compiled with a
+# print in the middle; compiled with the print after the last op; compiled with print reorderable
+# (moved after the graph). Inductor, one thread, timed in turns as the grader's speed checks time
+# a fix. (About half a minute: Inductor compiles three versions.)
+
+# %%
+import matplotlib.pyplot as plt
+
+from autograder.lab import timed_in_turns, timing_summary
+
+
+def chain_print_inside(x):
+    x = torch.clamp(x * 1.3 - 0.2, -2.0, 2.0)
+    print("halfway")
+    return torch.relu(x - 0.1) * 0.7 + 0.05
+
+
+def chain_print_last(x):
+    x = torch.clamp(x * 1.3 - 0.2, -2.0, 2.0)
+    x = torch.relu(x - 0.1) * 0.7 + 0.05
+    print("halfway")
+    return x
+
+
+values = torch.randn(1 << 23)
+compiled_inside, compiled_last = torch.compile(chain_print_inside), torch.compile(chain_print_last)
+compiled_reordered = torch.compile(lambda x: chain_print_inside(x))  # a frame of its own: compiled with the setting below
+threads = torch.get_num_threads()
+torch.set_num_threads(1)
+torch._dynamo.config.reorderable_logging_functions.add(print)
+try:
+    with contextlib.redirect_stdout(io.StringIO()) as chain_lines, torch.no_grad():
+        compiled_reordered(values)  # compiled while print is reorderable
+        torch._dynamo.config.reorderable_logging_functions.discard(print)
+        compiled_inside(values), compiled_last(values)
+        times = timed_in_turns({"eager": lambda: chain_print_inside(values),
+                                "print in the middle": lambda: compiled_inside(values),
+                                "print after the last op": lambda: compiled_last(values),
+                                "print reorderable": lambda: compiled_reordered(values)}, 3, 15, min_seconds=0.025)
+finally:
+    torch._dynamo.config.reorderable_logging_functions.discard(print)  # the config is global: put it back
+    torch.set_num_threads(threads)
+medians = timing_summary(times, "eager", "eager")["ms"]
+last_speedup = timing_summary(times, "print after the last op", "print in the middle")["ratio"]
+reordered_speedup = timing_summary(times, "print reorderable", "print in the middle")["ratio"]
+plt.figure(figsize=(6, 2.6))
+plt.barh(list(medians), list(medians.values()), color=["grey", "tab:red", "tab:green", "tab:green"])
+plt.xlabel("ms per call (median)")
+plt.title("a pointwise chain of 8M values, one thread")
+plt.gca().invert_yaxis()
+plt.show()
+print({name: round(ms, 2) for name, ms in medians.items()})
+print(f"against the print in the middle: print after the last op {last_speedup:.2f}x faster, reorderable {reordered_speedup:.2f}x")
+inside_tally = tally_calls(chain_print_inside, [(values[:8],)])
+last_tally = tally_calls(chain_print_last, [(values[:8],)])
+assert inside_tally.graphs == 2 and last_tally.graphs == 1, (inside_tally, last_tally)
+assert set(chain_lines.getvalue().split()) == {"halfway"}  # every version printed its line
+assert last_speedup > 1.3, last_speedup  # 1.9x when this lesson was written
+assert reordered_speedup > 1.3, reordered_speedup
+
+# %% [markdown]
+# On a small tensor the difference shrinks to the cost of the second graph's call (microseconds),
+# and on work dominated by large matrix products, whose kernels are not fused with their
+# neighbours anyway, it mostly disappears: the rule is about chains of cheap elementwise ops
+# and reductions that Inductor would otherwise fuse.
+#
+# ### Exercise: calibrate_frames
+#
+# [exercises/02_graph_breaks/calibrate_frames.py](../exercises/02_graph_breaks/calibrate_frames.py):
+# a calibration chain prints two progress lines per call, and compiled it runs at half the speed
+# it could. Keep the lines. The grader times your fix, compiled with Inductor, against the
+# starting code compiled the same way and against your code run eagerly.
+
+# %%
+# !{sys.executable} ../exercises/02_graph_breaks/calibrate_frames.py 2>&1 | tail -n 5
+
+# %%
+check("calibrate_frames")
+
+# %% [markdown]
 # ## 2.3 Using torch._dynamo.nonstrict_trace
 #
 # `torch._dynamo.nonstrict_trace(fn)` (a decorator, or a wrapper at the call site) tells Dynamo not

@@ -363,6 +363,13 @@ def _per_device(thresholds, device):
     return thresholds.get(device) if isinstance(thresholds, dict) else thresholds
 
 
+def _faster(ratio: float, than: str) -> str:
+    """A speed ratio in words: "1.86x faster than X", or, below 1, "1.37x slower than X"."""
+    if ratio >= 1 or ratio <= 0:
+        return f"{ratio:.2f}x faster than {than}"
+    return f"{1 / ratio:.2f}x slower than {than}"
+
+
 def _verdict(ratio: float, low: float, high: float, unreliable: bool, threshold: float) -> bool | None:
     """True/False when the timing decides; None when the repeats scattered so widely that the threshold
     lies between their quartiles (the measurement, not the code, is in doubt)."""
@@ -396,13 +403,13 @@ def check_speed(spec, ev: Evidence) -> CheckResult:
                                    f"code that runs eagerly is not a compiled speed-up. {_lesson(spec, ev.exercise)}")
     unreliable = bool(timed.get("unreliable"))
     low, high = timed.get("ratio_q1", timed["ratio"]), timed.get("ratio_q3", timed["ratio"])
-    verdicts = [(f"{timed['ratio']:.2f}x faster than {AGAINST[against]} (needs {threshold}x on {device})",
+    verdicts = [(f"{_faster(timed['ratio'], AGAINST[against])} (needs {threshold}x faster on {device})",
                  _verdict(timed["ratio"], low, high, unreliable, threshold))]
     eager_threshold = _per_device(p.get("eager_min_ratio"), device)
     if against != "eager" and "eager_ratio" in timed:
-        said = f"{timed['eager_ratio']:.2f}x faster than eager"
+        said = _faster(timed["eager_ratio"], "eager")
         if eager_threshold is not None:
-            verdicts.append((f"{said} (needs {eager_threshold}x on {device})",
+            verdicts.append((f"{said} (needs {eager_threshold}x faster on {device})",
                              _verdict(timed["eager_ratio"], timed.get("eager_q1", timed["eager_ratio"]),
                                       timed.get("eager_q3", timed["eager_ratio"]), unreliable, eager_threshold)))
         else:

@@ -336,7 +336,7 @@ def _reference_frames(ref_pid, ref_r, clock, store, kept_fd, scratch):
         if frames is not None:
             return frames[0], frames[1], None, True
         return None, None, None, True
-    reference = channel.Reader(ref_r)
+    reference = channel.Reader(ref_r, limit=2 * (channel.MAX_BODY + 1024))  # two frames, each up to the most one may hold
     channel.read_until([reference], lambda: any(name in ("judge", "failed") for name, _ in reference.frames), clock.deadline)
     failed = reference.take("failed")
     learner_blob, judge_blob = reference.take("learner"), reference.take("judge")

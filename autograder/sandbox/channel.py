@@ -91,7 +91,7 @@ class Reader:
 
     def __init__(self, fd: int, limit: int = MAX_BODY + 1024):
         self.fd, self.limit = fd, limit
-        self.buffer = b""
+        self.buffer = bytearray()  # grown in place: appending each pipe read to bytes copied it all again (quadratic)
         self.received = 0
         self.closed = False
         self.frames: list[tuple[str, bytes]] = []
@@ -111,7 +111,7 @@ class Reader:
         self.received += len(chunk)
         if self.received > self.limit:
             self.error = self.error or f"more than {self.limit} bytes arrived"
-            self.buffer = b""
+            self.buffer = bytearray()
             return
         if self.error is None:
             self.buffer += chunk
@@ -123,25 +123,25 @@ class Reader:
                 return
             magic, length = _HEAD.unpack_from(self.buffer)
             if magic != MAGIC or length > MAX_NAME:
-                self.error, self.buffer = "a frame has no valid header", b""
+                self.error, self.buffer = "a frame has no valid header", bytearray()
                 return
             start = _HEAD.size + length
             if len(self.buffer) < start + _SIZE.size:
                 return
             (size,) = _SIZE.unpack_from(self.buffer, start)
             if size > MAX_BODY:
-                self.error, self.buffer = f"a frame announces {size} bytes", b""
+                self.error, self.buffer = f"a frame announces {size} bytes", bytearray()
                 return
             end = start + _SIZE.size + size
             if len(self.buffer) < end:
                 return
             try:
-                name = self.buffer[_HEAD.size:start].decode("ascii")
+                name = bytes(self.buffer[_HEAD.size:start]).decode("ascii")
             except UnicodeDecodeError:
-                self.error, self.buffer = "a frame name is not ASCII", b""
+                self.error, self.buffer = "a frame name is not ASCII", bytearray()
                 return
-            self.frames.append((name, self.buffer[start + _SIZE.size:end]))
-            self.buffer = self.buffer[end:]
+            self.frames.append((name, bytes(self.buffer[start + _SIZE.size:end])))
+            del self.buffer[:end]
 
     def take(self, name: str) -> bytes | None:
         for index, (seen, body) in enumerate(self.frames):

@@ -88,7 +88,7 @@
 # name = "stats_in_serve"
 # breaks = "fast"
 # fails = ["fast"]
-# message = "faster than the compiled starter \\(needs 2.0x on cpu\\)"
+# message = "than the compiled starter \\(needs 2.0x faster on cpu\\)"
 #
 # [[wrong]]
 # name = "disabled_stat"
