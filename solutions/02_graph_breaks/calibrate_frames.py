@@ -6,7 +6,7 @@
 # # The grader compiles `calibrate` with the default fullgraph=False, as the service does.
 # # The one configuration change allowed: reorderable_logging_functions may gain print.
 # config_may_add = { reorderable_logging_functions = ["print"] }
-# starter_fails = ["one_graph", "fast"]
+# starter_fails = ["one_graph"]  # and its speed check, which runs only once the structure passes (docs/MEASUREMENTS.md)
 # hints = [
 #   "Run the file: it compiles, the answers are right and both lines are printed, but the compiled function is split into two graphs. `TORCH_LOGS=graph_breaks` names the line.",
 #   "Every op of `calibrate` is cheap: compiled as one graph, Inductor computes the whole chain in one pass over the frame. Split at a print, the first graph must write its intermediate frame to memory and the second must read it back: twice the memory traffic for the same answer.",
@@ -155,9 +155,10 @@ def calibrate(frame):
     return x
     # END SOLUTION
     # BEGIN STARTER
+    # # TODO: compiled, this runs at half the speed that its ops reach in one graph. Why?
     # x = frame * GAIN + OFFSET
     # x = torch.clamp(x, -RANGE, RANGE)
-    # print("calibrate: scaled and clamped")  # TODO: what does this line cost the compiled chain?
+    # print("calibrate: scaled and clamped")
     # x = torch.relu(x.abs() - DEAD_ZONE) * torch.sign(x)
     # x = x * 0.8 + 0.1
     # print("calibrate: dead zone applied")
