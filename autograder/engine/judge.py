@@ -412,7 +412,7 @@ def _grade(job, learner: _Learner, ref_pid, ref_r, clock, limit, identity, kept_
         "source": job["source"], "filename": job["filename"], "seed": int(job["seed"]), "limit": limit,
         "memory_limit": job.get("memory_limit"), "identity": who,
         "python_headers": headers if headers != python_headers.interpreter_headers() else None,
-        "inductor_needs_root": ids.uses_inductor(exercise) and not ids._readable_by_others(sys.executable), "kept_root": kept_root or inductor, "scratch": scratch,
+        "inductor_needs_root": ids.uses_inductor(exercise) and ids.inductor_needs_root(), "kept_root": kept_root or inductor, "scratch": scratch,
         "checks": checks, "capture_output": any(spec.kind == "output" for spec in exercise.checks),
         "capture_aot": any(spec.kind == "escape_hatch" for spec in exercise.checks), "measures_itself": measures_itself(exercise),
         "starter": starter_source(master_text, exercise.id, exercise.title) if costly_kinds else None,

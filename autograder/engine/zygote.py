@@ -138,16 +138,15 @@ def serve(parent: int | None = None) -> None:
 
     load_all()
     processes.become_subreaper()
-    from autograder.sandbox import python_headers
+    from autograder.sandbox import identity, python_headers
 
-    if python_headers.readable_copy() not in (None, python_headers.interpreter_headers()):
-        # Gradings drop to users of their own, which cannot start this interpreter: Inductor's check of
-        # the CPU's vector instructions (about 1 s, it starts one) is done here once, as root, and
-        # every grading forked from here finds it done (sandbox/child.py does it per grading otherwise).
+    python_headers.readable_copy()  # found or made once; every grading forked from here knows it
+    if identity.drop_wanted() and identity.inductor_needs_root():
+        # Inductor's check of the CPU's vector instructions (about 1 s) is done here once, as root,
+        # and every grading forked from here finds it done (sandbox/child.py does it per grading otherwise).
         from torch._inductor.cpu_vec_isa import valid_vec_isa_list
 
         valid_vec_isa_list()
-    autograder.sandbox.probe.skip_guard_latency_profiling()
     prepare_watch = autograder.sandbox.integrity.prepare
 
     control = _Control(os.dup(0))

@@ -333,6 +333,12 @@ def uses_inductor(exercise) -> bool:
         spec.params.get("backend", "inductor" if spec.kind == "speed" else None) == "inductor" for spec in exercise.checks)
 
 
+def inductor_needs_root() -> bool:
+    """Whether Inductor's check of the CPU's vector instructions must run as root: it starts this
+    interpreter, which a grading's own user cannot where it lies in a folder closed to others."""
+    return _running_as_root() and not _readable_by_others(sys.executable)
+
+
 def inductor_blocks_the_drop(exercise) -> str | None:
     """The reason to keep root for this grading, or None. Inductor on the CPU compiles C++ against
     the interpreter's headers; where nobody cannot read them (an interpreter under /root, as on the

@@ -50,7 +50,8 @@ def readable_copy() -> str | None:
 
 
 def _copy_under(parent: str, include: str) -> str | None:
-    digest = hashlib.sha256(f"{os.path.realpath(include)}\0{_tree_signature(include)}".encode()).hexdigest()[:16]
+    signature = _tree_signature(include)
+    digest = hashlib.sha256(f"{os.path.realpath(include)}\0{signature}".encode()).hexdigest()[:16]
     top = os.path.join(parent, FOLDER_NAME)
     try:
         os.mkdir(top, 0o755)
@@ -74,7 +75,7 @@ def _copy_under(parent: str, include: str) -> str | None:
             os.rename(staging, os.path.dirname(folder))
         except OSError:
             shutil.rmtree(staging, ignore_errors=True)  # another grader made it first, or the disk is full
-    return folder if _matches(folder, include) else None
+    return folder if _matches(folder, include, signature) else None
 
 
 def _tree_signature(folder: str) -> str:
@@ -96,9 +97,9 @@ def _root_owned_closed(path: str) -> bool:
     return info.st_uid == 0 and not info.st_mode & 0o022 and not stat.S_ISLNK(info.st_mode)
 
 
-def _matches(copy: str, include: str) -> bool:
+def _matches(copy: str, include: str, signature: str) -> bool:
     """Every folder and file of ``copy`` root's, not a link, closed to writes by others, and the same
-    names with the same bytes as the interpreter's headers."""
+    names with the same bytes as the interpreter's headers (whose ``_tree_signature`` is ``signature``)."""
     if not all(_root_owned_closed(path) for path in (os.path.dirname(copy), copy)):
         return False
     for here, folders, files in os.walk(copy):
@@ -106,7 +107,7 @@ def _matches(copy: str, include: str) -> bool:
             if not _root_owned_closed(os.path.join(here, name)):
                 return False
     try:
-        if _tree_signature(copy) != _tree_signature(include):
+        if _tree_signature(copy) != signature:
             return False
         for here, _folders, files in os.walk(include):
             for name in files:

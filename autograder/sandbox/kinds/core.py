@@ -86,38 +86,43 @@ def _schedule(fn, driver, calls):
     return run
 
 
-def _configs(lab) -> tuple[dict, dict]:
-    """The ``torch._dynamo.config`` each side compiles under: the fix under what the learner's file
-    set on import; the starter under what the starting file sets from the defaults. Settings are
-    global and read when a frame is traced, so without this the starter would compile with the
-    fix's (a reorderable print makes the starter's split graph whole too, and the two time alike)."""
+def _fix_config(lab) -> dict:
+    """The ``torch._dynamo.config`` the fix compiles under: what the learner's file set on import."""
     from autograder.sandbox import probe
 
-    fix = lab.extra.get("config_after_import") or probe.config_snapshot()
+    return lab.extra.get("config_after_import") or probe.config_snapshot()
+
+
+def _starter_with_config(lab) -> tuple:
+    """The starting file imported from the default settings, and the ``torch._dynamo.config`` it
+    compiles under: what its import set. Settings are global and read when a frame is traced, so
+    without this the starter would compile with the fix's (a reorderable print makes the starter's
+    split graph whole too, and the two time alike)."""
+    from autograder.sandbox import probe
+
     keys = [*lab.exercise["allow_config"], *lab.exercise["config_may_add"]]
     with probe.dynamo_config(probe.config_defaults(keys)):
-        lab.starter_module()  # what its import sets
-        starter = probe.config_snapshot()
-    return fix, starter
+        module = lab.starter_module()
+        return module, probe.config_snapshot()
 
 
 def _steady_sides(lab, against: str, backend) -> tuple[dict, object]:
     """The fix compiled, its own code eagerly, and (against the starter) the starter compiled the same
-    way, each compiled here by one pass under its own settings (``_configs``); a counter of the
-    graphs the fix compiled."""
+    way, each compiled here by one pass under its own file's settings; a counter of the graphs the
+    fix compiled."""
     import torch
 
     from autograder.sandbox import probe
 
     calls = copy.deepcopy(lab.calls)
-    fix_config, starter_config = _configs(lab)
     made, driver, options = lab.build(lab.submission)
     counter = probe.CountingBackend(backend)
     sides = {"eager": _schedule(made, driver, calls), "fix": _schedule(probe.compile_with(made, counter, options), driver, calls)}
-    compiled = {"fix": fix_config}
+    compiled = {"fix": _fix_config(lab)}
     if against == "starter":
+        starter, starter_config = _starter_with_config(lab)
         with probe.config_as(starter_config):
-            s_made, s_driver, s_options = lab.build(lab.starter_module())
+            s_made, s_driver, s_options = lab.build(starter)
         sides["starter"] = _schedule(probe.compile_with(s_made, backend, s_options), s_driver, calls)
         compiled["starter"] = starter_config
     with torch.no_grad():  # as they are timed: grad mode is guarded
@@ -140,7 +145,7 @@ def _end_to_end(lab, against: str, backend: str, rounds: int) -> tuple[dict, int
     if against == "starter":
         times["starter"] = []
     graphs = 0
-    configs = dict(zip(("fix", "starter"), _configs(lab)))
+    configs = {"fix": _fix_config(lab), **({"starter": _starter_with_config(lab)[1]} if against == "starter" else {})}
     for number in range(rounds):
         for side in [s for s in (("fix", "starter") if number % 2 else ("starter", "fix")) if s in times]:
             with probe.config_as(configs[side]):  # each side compiles under its own file's settings

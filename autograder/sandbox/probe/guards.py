@@ -47,37 +47,36 @@ def guard_report(fn, calls, options: dict, driver=None, config_keys=()) -> dict:
     configs: list = []
     record, seen = recording_filter(options.get("guard_filter_fn"), config_keys, configs)
     tally = GraphTally()
-    skipped_runs = [0]
-
-    def backend(gm, example_inputs):
-        inner = tally(gm, example_inputs)
-
-        def run(*args):
-            skipped_runs[0] += bool(torch._dynamo.eval_frame._stance.skip_guard_eval_unsafe)
-            return inner(*args)
-
-        return run
-
     stances: list = []
     kwargs = {k: v for k, v in options.items() if k in ("fullgraph", "dynamic")}
-    compiled = torch.compile(fn, backend=backend, options={"guard_filter_fn": record}, **kwargs)
+    compiled = torch.compile(fn, backend=tally, options={"guard_filter_fn": record}, **kwargs)
     error = None
     for args in calls:
-        before = skipped_runs[0]
+        before = tally.runs_skipping_guards
         try:
             args = copy.deepcopy(args)
             driver(compiled, *args) if driver is not None else compiled(*args)
         except Exception as exc:  # noqa: BLE001 - reported, the other checks say more
-            error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            error = error_line(exc)
             break
-        stances.append(skipped_runs[0] > before)
+        stances.append(tally.runs_skipping_guards > before)
     clean_state()
-    report = {"offered": sum(s[0] for s in seen), "kept": sum(s[1] for s in seen), "compiles": len(seen),
-              "inputs": [sum(1 for n in gm.graph.nodes if n.op == "placeholder") for gm in tally.graphs],
-              "graphs": len(tally.graphs), "skipped_eval": stances, "error": error}
+    report = report_from(seen, tally, stances, error)
     if config_keys is None or config_keys:
         report["config_at_compile"] = configs
     return report
+
+
+def error_line(exc: BaseException) -> str:
+    """What stopped a guard report's schedule, in one line."""
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+
+
+def report_from(offered_kept: list, tally: GraphTally, skipped_eval: list, error: str | None) -> dict:
+    """A guard report from what ``recording_filter`` recorded and the graphs ``tally`` was given."""
+    return {"offered": sum(s[0] for s in offered_kept), "kept": sum(s[1] for s in offered_kept), "compiles": len(offered_kept),
+            "inputs": [sum(1 for n in gm.graph.nodes if n.op == "placeholder") for gm in tally.graphs],
+            "graphs": len(tally.graphs), "skipped_eval": skipped_eval, "error": error}
 
 
 

@@ -175,7 +175,7 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
     clean_state()
     tally = GraphTally(inner=options.get("backend"), prefer_file=prefer_file, capture_aot=capture_aot)
     if record_guards:
-        from .guards import recording_filter
+        from .guards import error_line, recording_filter, report_from
 
         configs: list = []
         record, offered_kept = recording_filter(options.get("guard_filter_fn"), None, configs)
@@ -198,7 +198,7 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
                     output = driver(compiled, *args) if driver is not None else compiled(*args)
             except Exception as exc:  # the learner's code, or Dynamo refusing it
                 if record_guards and first_error is None:
-                    first_error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+                    first_error = error_line(exc)
                 result.error = describe_error(exc, prefer_file)
                 # Only when the schedule stops here: a later call must not see what the replay did.
                 if stop_on_error and result.error.get("plain") is None and _ordinary_cause(exc):
@@ -220,10 +220,7 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
                 skipping.append(tally.runs_skipping_guards > skipped_before)
             result.outputs.append(_detach(output))
     if record_guards:
-        result.guard_report = {
-            "offered": sum(seen[0] for seen in offered_kept), "kept": sum(seen[1] for seen in offered_kept),
-            "compiles": len(offered_kept), "inputs": [sum(1 for n in gm.graph.nodes if n.op == "placeholder") for gm in tally.graphs],
-            "graphs": len(tally.graphs), "skipped_eval": skipping, "error": first_error, "config_at_compile": configs}
+        result.guard_report = {**report_from(offered_kept, tally, skipping, first_error), "config_at_compile": configs}
     if driver is not None and probe_dependence and result.compiled_calls:
         depends = depends_on_compiled(compiled, tally, driver, calls, result.outputs)
         result.unfed_calls = [i for i, (compiled_ran, found) in enumerate(zip(ran, depends)) if compiled_ran and found["fed"] is False]
