@@ -215,3 +215,49 @@ def test_the_gpu_script_says_there_is_no_gpu_and_measures_nothing_without_cuda()
                           env={"PATH": "/usr/bin:/bin", "PYTHON": sys.executable})
     assert proc.returncode == 0, proc.stderr
     assert "No CUDA device here: no GPU table" in proc.stdout and "|" not in proc.stdout
+
+
+# -- the speed check's own inputs (`inputs`): large timed inputs, their answers fingerprinted ---------
+
+def test_fingerprints_of_a_compiled_chain_match_eager_and_tell_another_computation():
+    import torch
+
+    from autograder.checks.core import fingerprints_differ
+    from autograder.sandbox.plain import fingerprint, to_plain
+
+    def chain(x):
+        return torch.relu(torch.clamp(x * 1.7 - 0.3, -3, 3).abs() - 0.25) * 0.8 + 0.1
+
+    x = torch.randn(512, 2048, generator=torch.Generator().manual_seed(0))
+    eager = [fingerprint(to_plain(chain(x)))]
+    compiled = [fingerprint(to_plain(torch.compile(chain, backend="inductor")(x)))]
+    assert fingerprints_differ(eager, compiled) is None  # Inductor's arithmetic order is not a different answer
+    nudged = x.clone()
+    nudged.view(-1)[:1000] += 1.0  # 0.1% of the values changed
+    assert fingerprints_differ(eager, [fingerprint(to_plain(chain(nudged)))]) is not None
+    assert "shape" in fingerprints_differ(eager, [fingerprint(to_plain(chain(x)[:-1]))])
+    with_nan = chain(x)
+    with_nan[3, 3] = float("nan")
+    assert fingerprints_differ(eager, [fingerprint(to_plain(with_nan))]) is not None
+    assert "returned 2 value" in fingerprints_differ(eager, [fingerprint(to_plain((chain(x), 1.0)))])
+    assert fingerprints_differ(eager, []) == "0 timed call(s) returned, for 1"
+    both = [fingerprint(to_plain((chain(x), 2.5, None)))]
+    assert fingerprints_differ(both, [fingerprint(to_plain((chain(x), 2.5, None)))]) is None
+    assert fingerprints_differ(both, [fingerprint(to_plain((chain(x), 3.5, None)))]) is not None
+
+
+def test_the_speed_inputs_are_drawn_only_for_a_grading_that_times():
+    """The reference part of `speed` prepares nothing without `inputs` or in a structure-only grading,
+    so a structure grading stays as cheap as the schedule `calls`."""
+    from types import SimpleNamespace
+
+    from autograder.sandbox.kinds.core import speed_reference
+
+    drawn = []
+    master = SimpleNamespace(speed_calls=lambda gen: drawn.append(1) or [])
+    spec = SimpleNamespace(params={"inputs": "speed_calls"})
+    run = SimpleNamespace(master=master, seed=3, costly=False, reference=None)
+    assert speed_reference(spec, run).learner == {} and not drawn
+    assert speed_reference(SimpleNamespace(params={}), SimpleNamespace(master=master, seed=3, costly=True)).learner == {}
+    run.costly = True
+    assert speed_reference(spec, run).learner == {"calls": []} and drawn == [1]

@@ -355,7 +355,10 @@ SPEED_FACTS = Record({}, {"skipped": Text(40), "not_run": Bool(), "graphs": Int(
                                            {"ratio_q1": Float(), "ratio_q3": Float(), "eager_ratio": Float(), "eager_q1": Float(),
                                             "eager_q3": Float(), "eager_ms": Float(), "starter_ms": Float(),
                                             "spreads": ListOf(Float(), 2), "unreliable": Bool(), "load": ListOf(Float(), 2),
-                                            "cores": Int(1, 10**5), "threads": Int(1, 10**5), "against": Text(20), "mode": Text(20)})})
+                                            "cores": Int(1, 10**5), "threads": Int(1, 10**5), "against": Text(20), "mode": Text(20)}),
+                          "fingerprints": ListOf(ListOf(Record({}, {"shape": ListOf(Int(0, 2**40), 16), "dtype": Text(40), "sum": Float(),
+                                                                     "abs": Float(), "nans": Int(0, 2**62), "picks": ListOf(Float(), 64),
+                                                                     "value": Float(), "type": Text(100)}), 257), 10_000)})
 AGAINST = {"eager": "eager", "starter": "the compiled starter"}
 
 
@@ -368,6 +371,35 @@ def _faster(ratio: float, than: str) -> str:
     if ratio >= 1 or ratio <= 0:
         return f"{ratio:.2f}x faster than {than}"
     return f"{1 / ratio:.2f}x slower than {than}"
+
+
+def fingerprints_differ(expected: list, got: list, rtol: float = 1e-3) -> str | None:
+    """Why the fingerprints (``sandbox.plain.fingerprint``, one list per call) of the fix's outputs are
+    not the reference's, or None. Sums are compared relative to the leaf's total magnitude, and
+    each picked value to its own size and to the leaf's mean magnitude: a compiled kernel may order
+    and fuse its float arithmetic differently, a different computation moves them by far more."""
+    if len(got) != len(expected):
+        return f"{len(got)} timed call(s) returned, for {len(expected)}"
+    for number, (want_leaves, got_leaves) in enumerate(zip(expected, got), start=1):
+        if len(got_leaves) != len(want_leaves):
+            return f"call {number} returned {len(got_leaves)} value(s), the reference {len(want_leaves)}"
+        for want, have in zip(want_leaves, got_leaves):
+            if "shape" in want:
+                if have.get("shape") != want["shape"] or have.get("dtype") != want["dtype"]:
+                    return (f"call {number} returned shape {tuple(have.get('shape') or ())} {have.get('dtype', 'no tensor')}, "
+                            f"the reference {tuple(want['shape'])} {want['dtype']}")
+                count = 1
+                for size in want["shape"]:
+                    count *= size
+                scale = max(want["abs"], 1e-30)
+                mean = scale / max(count, 1)
+                if (have["nans"] != want["nans"] or abs(have["sum"] - want["sum"]) > rtol * scale
+                        or abs(have["abs"] - want["abs"]) > rtol * scale
+                        or any(abs(a - b) > rtol * (abs(b) + mean) + 1e-6 for a, b in zip(have["picks"], want["picks"]))):
+                    return f"call {number} returned values that differ from the reference's"
+            elif have != want and not ("value" in want and "value" in have and abs(have["value"] - want["value"]) <= rtol * (abs(want["value"]) + 1e-6)):
+                return f"call {number} returned {have.get('value', have.get('type'))}, the reference {want.get('value', want.get('type'))}"
+    return None
 
 
 def _verdict(ratio: float, low: float, high: float, unreliable: bool, threshold: float) -> bool | None:
@@ -398,6 +430,12 @@ def check_speed(spec, ev: Evidence) -> CheckResult:
         return CheckResult.skipped(spec, f"Skipped: no speed threshold is set for {device}.")
     timed = ev.facts["timing"]
     against = p.get("against", "eager")
+    if "fingerprints" in ev.reference:
+        wrong = fingerprints_differ(ev.reference["fingerprints"], ev.facts.get("fingerprints") or [])
+        if wrong:
+            return CheckResult.outcome(spec, False, f"On the large inputs this check times, your compiled code's answers are not "
+                                       f"the reference's ({wrong}): a speed-up counts only for the right answers. "
+                                       f"{_lesson(spec, ev.exercise)}")
     if not ev.facts.get("graphs"):
         return CheckResult.outcome(spec, False, f"No graph was compiled, so there is nothing compiled to time against {AGAINST[against]}: "
                                    f"code that runs eagerly is not a compiled speed-up. {_lesson(spec, ev.exercise)}")

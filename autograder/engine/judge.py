@@ -258,7 +258,8 @@ def judge(job: dict) -> dict:
     from autograder.engine.kept import ReferenceStore
 
     # A reference run kept from an earlier grading with this seed: opened now, read after the learner fork.
-    store = ReferenceStore.for_grading(job["master"], job["seed"], identity is not None and bool(job.get("seed_given")))
+    store = ReferenceStore.for_grading(job["master"], job["seed"], identity is not None and bool(job.get("seed_given")),
+                                       timed=bool(job.get("costly", True)))
     kept_fd = store.open() if store is not None else None
     ref_r, ref_w = os.pipe()
     ref_pid = os.fork() if kept_fd is None else None
@@ -271,7 +272,7 @@ def judge(job: dict) -> dict:
             # kept.open_cache checks, every other grading here does too): engine/kept.py.
             reference_child.main({"master": job["master"], "seed": job["seed"], "limit": limit, "scratch": scratch,
                                   "caches": os.path.join(job["workdir"], "reference-caches"),
-                                  "truth_cache": identity is not None}, ref_w)
+                                  "truth_cache": identity is not None, "costly": job.get("costly", True)}, ref_w)
         finally:
             os._exit(70)
     os.close(ref_w)

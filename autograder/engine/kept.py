@@ -155,9 +155,10 @@ class ReferenceStore:
         self.folder, self.path = folder, os.path.join(folder, key)
 
     @classmethod
-    def for_grading(cls, master_path: str, seed: int, eligible: bool) -> "ReferenceStore | None":
+    def for_grading(cls, master_path: str, seed: int, eligible: bool, timed: bool = True) -> "ReferenceStore | None":
         """The store for this grading, or None when nothing may be kept (no drop, no seed of the
-        caller's, switched off, no root-only folder)."""
+        caller's, switched off, no root-only folder). ``timed``: whether the grading may run timing
+        checks, whose reference parts prepare inputs of their own (a structure-only run keeps less)."""
         from autograder.sandbox import identity
 
         if not (eligible and _switched_on() and identity.some_grading_keeps_root() is None):
@@ -167,7 +168,7 @@ class ReferenceStore:
             return None
         info = os.stat(master_path)
         key = hashlib.sha256("\0".join([os.path.realpath(master_path), str(info.st_size), str(info.st_mtime_ns), str(info.st_ino),
-                                        *_environment(), str(int(seed))]).encode()).hexdigest()
+                                        *_environment(), str(int(seed)), "timed" if timed else "structure"]).encode()).hexdigest()
         return cls(folder, key)
 
     def open(self) -> int | None:

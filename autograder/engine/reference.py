@@ -26,13 +26,17 @@ from autograder.sandbox import channel
 @dataclass
 class ReferenceRun:
     """What a kind's ``reference`` part may use: the master module, the exercise, the schedule, the
-    seed, and ``truths`` (``kept.TruthCache``: a measured truth kept for later gradings)."""
+    seed, ``truths`` (``kept.TruthCache``: a measured truth kept for later gradings), ``reference``
+    (the master's entry as the schedule calls it: through its driver, the factory's product) and
+    ``costly`` (whether this grading may time: a timing kind prepares nothing when it will not)."""
 
     master: object
     exercise: object
     calls: list
     seed: int
     truths: object = None
+    reference: object = None
+    costly: bool | str = True
 
 
 def load_master(path: str):
@@ -104,7 +108,8 @@ def compute(job: dict) -> tuple[dict, dict]:
     from autograder.engine.kept import open_cache
 
     truths = open_cache(bool(job.get("truth_cache")), exercise, job["master"])
-    run = ReferenceRun(master=master, exercise=exercise, calls=calls, seed=seed, truths=truths)
+    run = ReferenceRun(master=master, exercise=exercise, calls=calls, seed=seed, truths=truths, reference=reference,
+                       costly=job.get("costly", True))
     for_learner, for_judge = {}, {}
     for spec in exercise.checks:
         part = REFERENCES.get(spec.kind)

@@ -65,9 +65,11 @@ CHECK_KINDS: dict[str, set[str]] = {
     # `eager_min_ratio` also decides the fix over eager); `mode`: "steady" (warm, interleaved repeats) or
     # "end_to_end" (whole cold schedules, compile included, `rounds` of them); `max_spread`: IQR/median of
     # the ratios above which the timing is retried once, then, still scattered, not judged; `min_repeat_ms`:
-    # a steady repeat runs the schedule as often as makes it last that long (default 25).
+    # a steady repeat runs the schedule as often as makes it last that long (default 25); `inputs`: a
+    # master function of gen, like `calls`, drawing the inputs that are timed (large ones), while the
+    # structure checks run on the cheap `calls`; the fix's outputs on them must match the reference's.
     "speed": {"min_ratio", "eager_min_ratio", "against", "mode", "rounds", "max_spread", "backend", "needs", "warmup", "repeats",
-              "min_repeat_ms", "size_hint"},
+              "min_repeat_ms", "inputs"},
     # Chapter 2 (checks_breaks.py):
     "escape_hatch": {"via", "ops"},
     "output": {"stream", "expect"},
@@ -645,6 +647,8 @@ def _parse_master_text(path: Path, text: str) -> Exercise:
             _expect(params.get("mode", "steady") in ("steady", "end_to_end"), where, "speed.mode is \"steady\" or \"end_to_end\"")
             _expect("eager_min_ratio" not in params or params.get("against") == "starter", where,
                     "speed.eager_min_ratio needs against = \"starter\" (against eager, min_ratio is that threshold)")
+            _expect(isinstance(params.get("inputs", "calls"), str) and params.get("inputs", "calls").isidentifier(), where,
+                    "speed.inputs names a master function of gen (in the GRADER region) drawing the timed inputs")
         if kind == "output":
             _expect(params.get("stream", "stdout") in ("stdout", "logging"), where, "output.stream is \"stdout\" or \"logging\"")
             _expect(params.get("expect", "reference") in ("reference", "silent"), where, "output.expect is \"reference\" or \"silent\"")

@@ -39,6 +39,7 @@
 # [[checks]]
 # kind = "speed"
 # name = "fast"
+# inputs = "speed_calls"
 # against = "starter"
 # min_ratio = { cpu = 1.5, cuda = 1.5 }
 # eager_min_ratio = { cpu = 3.0, cuda = 3.0 }
@@ -140,7 +141,7 @@ GAIN, OFFSET = 1.7, -0.3
 RANGE = 3.0
 DEAD_ZONE = 0.25
 # BEGIN WRONG keeps_stage
-# STAGES = []  # for debugging: the frame after each stage of the last call
+# STAGES = {"clamped": None, "dead_zone": None}  # for debugging: the frame after each stage of the last call
 # END WRONG
 
 
@@ -205,12 +206,11 @@ def calibrate(frame):
     # return x
     # END WRONG
     # BEGIN WRONG keeps_stage
-    # STAGES.clear()
     # x = frame * GAIN + OFFSET
     # x = torch.clamp(x, -RANGE, RANGE)
-    # STAGES.append(x)
+    # STAGES["clamped"] = x
     # x = torch.relu(x.abs() - DEAD_ZONE) * torch.sign(x)
-    # STAGES.append(x)
+    # STAGES["dead_zone"] = x
     # x = x * 0.8 + 0.1
     # print("calibrate: scaled and clamped")
     # print("calibrate: dead zone applied")
@@ -228,9 +228,23 @@ def calibrate(frame):
 
 # BEGIN GRADER
 def calls(gen):
-    """One frame of 8.4 million readings (34 MB: more than the CPU's last-level cache, so the
-    chain's passes over memory are what a call costs; the grader's channel carries at most 64 MB a
-    message), scaled per seed so that each seed clamps and zeroes a different share of it."""
+    """Three small frames of one shape (a new shape would compile a second graph), scaled per seed
+    so that each clamps and zeroes a different share, with readings placed exactly where the clamp
+    and the dead zone begin. Cheap: the structure checks run on these."""
+    edges = torch.tensor([(RANGE - OFFSET) / GAIN, (-RANGE - OFFSET) / GAIN, (DEAD_ZONE - OFFSET) / GAIN, (-DEAD_ZONE - OFFSET) / GAIN, 0.0])
+    frames = []
+    for _ in range(3):
+        scale = 0.5 + 2.0 * float(torch.rand(1, generator=gen))
+        frame = scale * torch.randn(64, 256, generator=gen)
+        frame.view(-1)[:5] = edges
+        frames.append((frame,))
+    return frames
+
+
+def speed_calls(gen):
+    """What the speed check times: one frame of 8.4 million readings (34 MB: more than the CPU's
+    last-level cache, so the chain's passes over memory are what a call costs; the grader's channel
+    carries at most 64 MB a message), scaled per seed."""
     scale = 0.5 + 2.0 * float(torch.rand(1, generator=gen))
     return [(scale * torch.randn(2048, 4096, generator=gen),)]
 # END GRADER

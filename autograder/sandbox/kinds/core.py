@@ -78,11 +78,51 @@ def answers_measure(spec, lab) -> dict:
 
 # -- speed ------------------------------------------------------------------------------------------
 
-def _schedule(fn, driver, calls):
-    """A zero-argument run of the whole schedule through ``fn`` (by way of the exercise's driver)."""
+SPEED_SEED_SALT = 104_729  # the timed inputs come from a generator of their own, apart from the schedule's
+
+
+@references("speed")
+def speed_reference(spec, ref) -> Prepared:
+    """With ``inputs`` (a master function of ``gen``, like ``calls``), the inputs the speed check
+    times, drawn from the grading's seed: large enough for a timing to mean something, while the
+    structure checks run on the cheap schedule ``calls``. The judge gets a fingerprint of the
+    reference's outputs on them (``plain.fingerprint``), so a fix that is fast because it is wrong
+    on large inputs fails. Nothing is drawn in a grading that will not time."""
+    import torch
+
+    from autograder.sandbox.plain import fingerprint, name_file_functions
+
+    name = spec.params.get("inputs")
+    if not name or not ref.costly:
+        return Prepared()
+    calls = getattr(ref.master, name)(torch.Generator().manual_seed(int(ref.seed) * SPEED_SEED_SALT + 1))
+    pristine = name_file_functions(copy.deepcopy(calls), ref.master)
+    with torch.no_grad():
+        expected = [fingerprint(to_plain(ref.reference(*copy.deepcopy(args)))) for args in calls]
+    return Prepared(learner={"calls": to_plain(pristine)}, judge={"fingerprints": expected})
+
+
+def _timed_calls(spec, lab) -> list:
+    """The calls the speed check times: its own ``inputs`` when the master has them, else the schedule."""
+    from autograder.sandbox.plain import file_functions_named, with_file_functions
+
+    own = lab.data.get(spec.name, {}).get("calls")
+    if own is None:
+        return copy.deepcopy(lab.calls)
+    return with_file_functions(own, {name: getattr(lab.submission, name, None) for name in file_functions_named(own)})
+
+
+def _schedule(fn, driver, calls, outputs: list | None = None):
+    """A zero-argument run of the whole schedule through ``fn`` (by way of the exercise's driver);
+    with ``outputs``, the fingerprint of what each call returned is appended to it, at once (a
+    result the next call overwrites in place is read as it was returned)."""
+    from autograder.sandbox.plain import fingerprint
+
     def run():
         for args in calls:
-            driver(fn, *args) if driver is not None else fn(*args)
+            result = driver(fn, *args) if driver is not None else fn(*args)
+            if outputs is not None:
+                outputs.append(fingerprint(to_plain(result)))
     return run
 
 
@@ -106,18 +146,19 @@ def _starter_with_config(lab) -> tuple:
         return module, probe.config_snapshot()
 
 
-def _steady_sides(lab, against: str, backend) -> tuple[dict, object]:
+def _steady_sides(lab, against: str, backend, calls: list, outputs: list) -> tuple[dict, object]:
     """The fix compiled, its own code eagerly, and (against the starter) the starter compiled the same
-    way, each compiled here by one pass under its own file's settings; a counter of the graphs the
-    fix compiled."""
+    way, each compiled here by one pass under its own file's settings (the fix's first pass appends
+    what it returned to ``outputs``); a counter of the graphs the fix compiled."""
     import torch
 
     from autograder.sandbox import probe
 
-    calls = copy.deepcopy(lab.calls)
     made, driver, options = lab.build(lab.submission)
     counter = probe.CountingBackend(backend)
-    sides = {"eager": _schedule(made, driver, calls), "fix": _schedule(probe.compile_with(made, counter, options), driver, calls)}
+    fix = probe.compile_with(made, counter, options)
+    sides = {"eager": _schedule(made, driver, calls), "fix": _schedule(fix, driver, calls)}
+    first_pass = {"fix": _schedule(fix, driver, calls, outputs)}
     compiled = {"fix": _fix_config(lab)}
     if against == "starter":
         starter, starter_config = _starter_with_config(lab)
@@ -128,11 +169,11 @@ def _steady_sides(lab, against: str, backend) -> tuple[dict, object]:
     with torch.no_grad():  # as they are timed: grad mode is guarded
         for side, config in compiled.items():
             with probe.config_as(config):
-                sides[side]()
+                first_pass.get(side, sides[side])()
     return sides, counter
 
 
-def _end_to_end(lab, against: str, backend: str, rounds: int) -> tuple[dict, int]:
+def _end_to_end(lab, against: str, backend: str, rounds: int, calls: list, outputs: list) -> tuple[dict, int]:
     """Per round, each side's whole schedule once from a fresh Dynamo state with cold Inductor caches,
     compile included: the starter and the fix in alternating order, then the schedule run eagerly."""
     import time
@@ -140,6 +181,7 @@ def _end_to_end(lab, against: str, backend: str, rounds: int) -> tuple[dict, int
     import torch
 
     from autograder.sandbox import probe
+    from autograder.sandbox.plain import fingerprint
 
     times: dict[str, list[float]] = {"fix": [], "eager": []}
     if against == "starter":
@@ -150,12 +192,15 @@ def _end_to_end(lab, against: str, backend: str, rounds: int) -> tuple[dict, int
         for side in [s for s in (("fix", "starter") if number % 2 else ("starter", "fix")) if s in times]:
             with probe.config_as(configs[side]):  # each side compiles under its own file's settings
                 made, driver, options = lab.build(lab.submission if side == "fix" else lab.starter_module())
-                seconds, compiled = probe.cold_compile(made, lab.calls, backend, driver=driver, options=options, clock="wall")
+                returned = [] if side == "fix" and not outputs else None
+                seconds, compiled = probe.cold_compile(made, calls, backend, driver=driver, options=options, clock="wall",
+                                                       outputs=returned)
+                outputs += [fingerprint(to_plain(result)) for result in returned or []]
             times[side].append(seconds)
             if side == "fix":
                 graphs = max(graphs, compiled)
         made, driver, _ = lab.build(lab.submission)
-        run = _schedule(made, driver, copy.deepcopy(lab.calls))
+        run = _schedule(made, driver, copy.deepcopy(calls))
         with torch.no_grad():
             started = time.perf_counter()
             run()
@@ -163,7 +208,7 @@ def _end_to_end(lab, against: str, backend: str, rounds: int) -> tuple[dict, int
     return times, graphs
 
 
-@measures("speed", params=("against", "mode", "backend", "warmup", "repeats", "min_repeat_ms", "rounds", "needs", "max_spread"),
+@measures("speed", params=("against", "mode", "backend", "warmup", "repeats", "min_repeat_ms", "rounds", "needs", "max_spread", "inputs"),
           costly=True)
 def speed_measure(spec, lab) -> dict:
     """The fix compiled (``backend``, Inductor by default) against its own code run eagerly and, with
@@ -203,10 +248,11 @@ def _speed(spec, lab, against, mode, backend, limit, load_before) -> dict:
 
     p = spec.params
     attempts = []
-    sides, counter = _steady_sides(lab, against, backend) if mode != "end_to_end" else (None, None)
+    calls, outputs = _timed_calls(spec, lab), []
+    sides, counter = _steady_sides(lab, against, backend, calls, outputs) if mode != "end_to_end" else (None, None)
     for attempt in range(2):
         if mode == "end_to_end":
-            times, graphs = _end_to_end(lab, against, backend, p.get("rounds", 2) * (attempt + 1))
+            times, graphs = _end_to_end(lab, against, backend, p.get("rounds", 2) * (attempt + 1), calls, outputs)
         else:
             with torch.no_grad():  # the retry runs warm sides: no second warm-up
                 times = timing.interleaved(sides, p.get("warmup", 3) if attempt == 0 else 0, p.get("repeats", 15) * (attempt + 1),
@@ -225,7 +271,8 @@ def _speed(spec, lab, against, mode, backend, limit, load_before) -> dict:
         "repeats": int(found["repeats"]), "spreads": [float(s) for s in attempts], "unreliable": found["spread"] > limit,
         "load": [float(load_before), float(timing.load_average())], "cores": int(os.cpu_count() or 1),
         "threads": int(torch.get_num_threads()),
-        "against": against, "mode": mode}}
+        "against": against, "mode": mode},
+        **({"fingerprints": outputs} if "calls" in lab.data.get(spec.name, {}) else {})}
 
 
 def describe_value(value):

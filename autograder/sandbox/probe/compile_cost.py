@@ -42,7 +42,7 @@ def cold_compile_seconds(fn, calls, backend: str = "aot_eager", driver=None, opt
 
 
 def cold_compile(fn, calls, backend: str = "aot_eager", driver=None, options: dict | None = None,
-                 clock: str = "wall") -> tuple[float, int]:
+                 clock: str = "wall", outputs: list | None = None) -> tuple[float, int]:
     """Seconds of running the schedule from a cold start: Dynamo reset, and for Inductor its caches
     disabled and a fresh, empty TORCHINDUCTOR_CACHE_DIR, so every graph really compiles. ``options``:
     ``fullgraph``/``dynamic`` as the grader compiles (other keys are ignored).
@@ -52,7 +52,7 @@ def cold_compile(fn, calls, backend: str = "aot_eager", driver=None, options: di
     compilation metrics, backend compile included). Graders use "compile": on this shared machine
     the run part of a cold schedule varied 5x between identical runs while the compile part stayed
     within a few percent. Automatic-dynamic profiles (PGO) are off, so no run learns from the last.
-    Returns (seconds, graphs compiled)."""
+    With ``outputs``, what each call returned is appended to it. Returns (seconds, graphs compiled)."""
     import gc
     import tempfile
     import time
@@ -83,7 +83,9 @@ def cold_compile(fn, calls, backend: str = "aot_eager", driver=None, options: di
         with torch.no_grad():
             for args in calls:
                 args = copy.deepcopy(args)
-                driver(compiled, *args) if driver is not None else compiled(*args)
+                result = driver(compiled, *args) if driver is not None else compiled(*args)
+                if outputs is not None:
+                    outputs.append(result)
         seconds = time.perf_counter() - started
         if clock == "compile":
             seconds = sum(r.entire_frame_compile_time_s or 0.0 for r in dynamo_utils.get_compilation_metrics())
