@@ -38,6 +38,7 @@ import sys
 import tempfile
 import threading
 import time
+from pathlib import Path
 
 from autograder.engine.runner import OUTPUT_KEEP, ChildRun, child_environment, judge_allowance
 from autograder.format.exercise import ROOT
@@ -141,12 +142,9 @@ def serve(parent: int | None = None) -> None:
     from autograder.sandbox import identity, python_headers
 
     python_headers.readable_copy()  # found or made once; every grading forked from here knows it
-    if identity.drop_wanted() and identity.inductor_needs_root():
-        # Inductor's check of the CPU's vector instructions (about 1 s) is done here once, as root,
-        # and every grading forked from here finds it done (sandbox/child.py does it per grading otherwise).
-        from torch._inductor.cpu_vec_isa import valid_vec_isa_list
-
-        valid_vec_isa_list()
+    cpu_checked = identity.drop_wanted() and identity.inductor_needs_root()
+    if cpu_checked:  # the learner child cannot start this interpreter: the check must run as root, here
+        _check_cpu_for_inductor()
     prepare_watch = autograder.sandbox.integrity.prepare
 
     control = _Control(os.dup(0))
@@ -169,6 +167,9 @@ def serve(parent: int | None = None) -> None:
             else:
                 control.poll()
         job = json.loads(control.readline())
+        if not cpu_checked and _builds_cpu_kernels(job):
+            _check_cpu_for_inductor()
+            cpu_checked = True
         if learner is not None and learner.report_in():
             if time.monotonic() > learner.deadline:
                 learner.data = b""  # too late: nothing is imported, as in wait_for_report
@@ -178,6 +179,36 @@ def serve(parent: int | None = None) -> None:
         private = (control.fd, control_out) + ((learner.read_fd,) if learner is not None else ())
         reply = _run_forked(judge, job, control, private, keep={learner.pid} if learner is not None else set())
         _write_line(control_out, json.dumps(reply))
+
+
+def _check_cpu_for_inductor() -> None:
+    """Inductor's check of the CPU's vector instructions, done once here and found done by every
+    grading forked from here. It builds and runs a test program per instruction set with the C++
+    compiler: about 10 s on the course's 2-core machine in an empty cache folder (a grading's own
+    is always empty), which each grading whose first Inductor compile builds a C++ kernel (a timed
+    speed check) paid again before, wherever the learner child could do it itself. Its answer is a
+    fact of this machine, the same for every user."""
+    from torch._inductor.cpu_vec_isa import valid_vec_isa_list
+
+    valid_vec_isa_list()
+
+
+def _builds_cpu_kernels(job: dict) -> bool:
+    """Whether this grading may compile C++ kernels with Inductor on the CPU: its exercise compiles
+    with Inductor, or it may time a speed check that does. (A cache test such as ``warm_start``
+    compiles models made of library calls, which need no check of the CPU.)"""
+    import torch
+
+    from autograder.format.exercise import parse_master
+
+    if torch.cuda.is_available():
+        return False
+    try:
+        exercise = parse_master(Path(job["master"]))
+    except Exception:  # noqa: BLE001 - the grading itself reports a master it cannot read
+        return False
+    return exercise.compile.get("backend") == "inductor" or (bool(job.get("costly", True)) and any(
+        spec.kind == "speed" and spec.params.get("backend", "inductor") == "inductor" for spec in exercise.checks))
 
 
 class _ModuleLearner:

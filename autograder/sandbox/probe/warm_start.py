@@ -21,6 +21,7 @@ function twice, so that neither side is charged for it.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gc
 import os
@@ -91,10 +92,38 @@ def _as_tensor(blob) -> torch.Tensor:
     return torch.frombuffer(bytearray(blob), dtype=torch.uint8).clone() if blob else torch.empty(0, dtype=torch.uint8)
 
 
-def _one_start(make, args, folder: str, before=None, after=None, state=None) -> dict:
+class _CacheMissed(Exception):
+    """Raised at a start's first FX-graph cache miss when all it must show is that it missed."""
+
+
+@contextlib.contextmanager
+def _stop_at_first_miss(seen: dict):
+    """Within this (a forked child's) process: end the compile at the first FX-graph cache miss,
+    counted as Inductor counts it. A control start that must miss the cache is answered there; the
+    rest of a cold compile (lowering, code generation, the C++ compiler) would decide nothing."""
+    from torch._inductor.codecache import FxGraphCache
+
+    original = FxGraphCache.load_with_key
+
+    def load_with_key(*args, **kwargs):
+        graph, info = original(*args, **kwargs)
+        if graph is None:
+            seen["missed"] = True
+            raise _CacheMissed("the FX-graph cache missed")
+        return graph, info
+
+    FxGraphCache.load_with_key = staticmethod(load_with_key)
+    try:
+        yield
+    finally:
+        FxGraphCache.load_with_key = staticmethod(original)
+
+
+def _one_start(make, args, folder: str, before=None, after=None, state=None, until_miss: bool = False) -> dict:
     """A start-up in a fresh folder of its own (its working directory, its temporary files and its
     Inductor cache): ``before()`` (timed), compile, one call, ``after()``. ``state["stage"]`` names
-    the step under way, for the report of one that raises."""
+    the step under way, for the report of one that raises. ``until_miss``: the start ends at its
+    first FX-graph cache miss (no CPU time, no answer: only the cache counters tell)."""
     from torch._inductor.runtime.cache_dir_utils import temporary_cache_dir
 
     report = state if state is not None else {}
@@ -114,9 +143,16 @@ def _one_start(make, args, folder: str, before=None, after=None, state=None) -> 
                 report["stage"] = "load"
                 before()
             report["stage"] = "compile"
-            with torch.no_grad():
-                output = torch.compile(model, backend="inductor")(*copy.deepcopy(args))
-            report["cpu_s"] = time.process_time() - started
+            seen: dict = {}
+            try:
+                with torch.no_grad(), (_stop_at_first_miss(seen) if until_miss else contextlib.nullcontext()):
+                    output = torch.compile(model, backend="inductor")(*copy.deepcopy(args))
+            except Exception:
+                if not seen.get("missed"):
+                    raise
+                output = None  # the compile was ended at the miss, on purpose
+            else:
+                report["cpu_s"] = time.process_time() - started
         finally:
             gc.enable()
         report["counters"] = _cache_counters()
@@ -161,8 +197,8 @@ def warm_start_report(make, args, save, load, timeout: float = 120.0) -> dict:
         report["warm"] = warm
         # The control: a start whose load is given no bytes must compile from scratch; if it finds the
         # graphs too, the state crossed some other way (a file at a fixed path) than the bytes.
-        blank = _in_child(lambda state: _one_start(make, args, os.path.join(root, "blank"), before=lambda: load(b""), state=state),
-                          timeout)
+        blank = _in_child(lambda state: _one_start(make, args, os.path.join(root, "blank"), before=lambda: load(b""), state=state,
+                                                   until_miss=True), timeout)
         blank.pop("blob", None)
         report["blank"] = blank
         return report
