@@ -267,3 +267,24 @@ def test_a_huge_limit_fails_the_limit_exercise_and_a_tight_one_passes(submission
     assert not result.passed and not violations(result)
     result = graded(submission, "recompile_limit_layers", tight)
     assert result.passed, [c.message for c in result.checks]
+
+
+def test_counts_of_a_schedule_that_stopped_early_fail_and_say_why():
+    """A graph or recompile count over calls that stopped at an error covers only the calls before the
+    stop (the storm that would have come later is not in it): it fails, and says the run stopped."""
+    from autograder.checks import core as checks_core
+
+    exercise = next(e for e in discover() if e.id == "recompile_break_tail")
+    error = {"kind": "exception", "message": "ValueError: bad request", "file": "", "line": 0}
+
+    def decide(kind, params, **measured):
+        spec = CheckSpec(kind=kind, name=kind, points=1, params=params, section="4.5")
+        ev = Evidence(exercise=exercise, measurement=Measured(dataclasses.asdict(Measurement(**measured))), calls=6)
+        return getattr(checks_core, f"check_{kind}")(spec, ev)
+
+    assert decide("graphs", {"equal": 1}, calls=6, graphs=1).status == "passed"
+    assert decide("recompiles", {"max": 1}, calls=6, graphs=2, recompiles=1).status == "passed"
+    stopped = decide("graphs", {"equal": 1}, calls=2, graphs=1, error=error)
+    assert stopped.status == "failed" and "stopped at call 2 of 6" in stopped.message
+    stopped = decide("recompiles", {"max": 1}, calls=2, graphs=1, error=error)
+    assert stopped.status == "failed" and "stopped at call 2 of 6" in stopped.message

@@ -66,6 +66,15 @@ def check_compiles(spec, ev: Evidence) -> CheckResult:
     return CheckResult.outcome(spec, False, f"{describe_failure(error)}. {_lesson(spec, ev.exercise)}")
 
 
+def _stopped_early(m, ev: Evidence) -> str | None:
+    """Why a count cannot be judged when the calls did not all run cleanly: it covers only the calls
+    before the stop (a storm that would have come later, a graph never reached, is not in it)."""
+    if m.error is None:
+        return None
+    return (f"No complete run: the calls stopped at call {m.calls} of {ev.calls or m.calls} (the first failed check says "
+            f"why), so this count covers only the calls before that and cannot show the whole schedule's.")
+
+
 @decides("graphs")
 def check_graphs(spec, ev: Evidence) -> CheckResult:
     m, p = ev.measurement, spec.params
@@ -81,8 +90,10 @@ def check_graphs(spec, ev: Evidence) -> CheckResult:
         ok &= m.graphs <= p["max"]
         wanted.append(f"at most {p['max']}")
     message = f"{m.graphs} graph(s) compiled over {m.calls} call(s); expected {' and '.join(wanted)}."
-    if not ok and m.error:
-        message += " No complete run: the first failed check above says why."
+    stopped = _stopped_early(m, ev)
+    if stopped:
+        ok = False
+        message += " " + stopped
     if not ok and m.break_sites:
         message += " First break: " + _where(m.break_sites[0]) + " — " + m.break_sites[0]["reason"].splitlines()[0] + "."
     if not ok and m.recompiles:
@@ -116,6 +127,9 @@ def check_recompiles(spec, ev: Evidence) -> CheckResult:
     limit = spec.params.get("max", 0)
     ok = m.recompiles <= limit and not (m.error and m.error["kind"] == "recompile_limit")
     message = f"{m.recompiles} recompile(s) over {m.calls} call(s); at most {limit} allowed."
+    stopped = _stopped_early(m, ev) if ok else None
+    if stopped:
+        return CheckResult.outcome(spec, False, f"{message} {stopped}")
     if not ok:
         if m.resets:
             message += (f" {m.resets} of them compiled a function again after your code reset Dynamo during the calls "
