@@ -362,3 +362,19 @@ def test_incorrect_cat_disabling_the_function_fails(submission):
     cheat = swap(starter("incorrect_cat"), "def fuse(", "@torch.compiler.disable\ndef fuse(")
     result = graded(submission, "incorrect_cat", cheat)
     assert not result.passed and status(result)["compiles"] == "failed"
+
+
+def test_a_reorderable_print_torch_drops_in_an_inlined_helper_is_named_as_the_cause(submission):
+    """torch 2.13 drops a reorderable print that sits in a function the compiled function calls. The
+    learner's own code printed the lines eagerly, so the message says torch lost them, and where."""
+    helper = solution("calibrate_frames").replace(
+        "def calibrate(frame):",
+        "def report(line):\n    print(line)\n\n\ndef calibrate(frame):", 1).replace(
+        'print("calibrate: scaled and clamped")', 'report("calibrate: scaled and clamped")', 1)
+    assert 'report("calibrate: scaled and clamped")' in helper
+    result = graded(submission, "calibrate_frames", helper)
+    assert status(result)["lines"] == "failed"
+    assert "compiled, 1 of them are lost" in message(result, "lines") and "inlines" in message(result, "lines")
+    dropped = solution("calibrate_frames").replace('    print("calibrate: scaled and clamped")\n', "", 1)
+    result = graded(submission, "calibrate_frames", dropped)
+    assert status(result)["lines"] == "failed" and "are lost" not in message(result, "lines")  # a line never printed is no torch bug

@@ -92,7 +92,8 @@ def _lines(seen: dict, stream: str) -> list[str]:
     return seen.get("stdout", "").splitlines()
 
 
-@decides("output", facts=Record({}, {"print_reorderable": Bool(), "measure_failed": Text(2000)}))
+@decides("output", facts=Record({}, {"print_reorderable": Bool(), "measure_failed": Text(2000),
+                                     "eager_stdout": ListOf(Text(4000), 10_000)}))
 def check_output(spec, ev: Evidence) -> CheckResult:
     stream, expect = spec.params.get("stream", "stdout"), spec.params.get("expect", "reference")
     what = "printed" if stream == "stdout" else "logged"
@@ -108,7 +109,14 @@ def check_output(spec, ev: Evidence) -> CheckResult:
         if actual == wanted:
             continue
         message = f"Call {number} of {ev.calls} {what} {actual!r}; the reference {what} {wanted!r} when run eagerly."
-        if wanted and not actual:
+        eager = ev.facts.get("eager_stdout") or []
+        if (stream == "stdout" and ev.facts.get("print_reorderable") and len(actual) < len(wanted)
+                and number <= len(eager) and _lines({"stdout": eager[number - 1]}, stream) == wanted):
+            message += (f" Your code run eagerly prints exactly the reference's lines; compiled, {len(wanted) - len(actual)} of "
+                        "them are lost. On torch 2.13 a print made reorderable is dropped without a warning when it sits in "
+                        "a function the compiled function calls (Dynamo inlines that function): print from the compiled "
+                        "function itself, or from the eager code around it.")
+        elif wanted and not actual:
             message += (" The message is gone: a call behind `if not torch.compiler.is_compiling()`, one listed in "
                         "ignore_logging_functions, or a deleted one never runs in compiled code, and this task keeps the message.")
         elif len(actual) > len(wanted):

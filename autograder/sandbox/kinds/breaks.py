@@ -60,11 +60,35 @@ def escape_hatch_measure(spec, lab) -> dict:
     return {"opaque": opaque_functions(lab)}
 
 
-@measures("output")
+@measures("output", params=("stream",))
 def output_measure(spec, lab) -> dict:
     from autograder.sandbox import probe
 
-    return {"print_reorderable": probe.print_is_reorderable()}
+    facts = {"print_reorderable": probe.print_is_reorderable()}
+    if facts["print_reorderable"] and spec.params.get("stream", "stdout") == "stdout" and lab.measurement.error is None:
+        facts["eager_stdout"] = _eager_stdout(lab)
+    return facts
+
+
+def _eager_stdout(lab) -> list[str]:
+    """What the submission's own code prints at each call when it runs eagerly, in a forked copy of
+    this process (whatever the calls change stays there): the judge tells a line the learner's code
+    never prints from one torch dropped when it compiled it."""
+    from autograder.sandbox import probe
+    from autograder.sandbox.probe.forked import in_forked_child
+
+    def work(state) -> dict:
+        made, driver, _ = lab.build(lab.submission)
+        printed = []
+        for args in copy.deepcopy(lab.calls):
+            with probe.captured_output() as seen:
+                driver(made, *args) if driver is not None else made(*args)
+            printed.append(str(seen["stdout"])[-4000:])
+        return {"printed": printed}
+
+    report = in_forked_child(work, timeout=60)
+    printed = report.get("printed")
+    return [str(text) for text in printed] if isinstance(printed, list) else []
 
 
 @measures("no_dodge", params=("forbid",))
