@@ -402,11 +402,8 @@ def fingerprints_differ(expected: list, got: list, rtol: float = 1e-3) -> str | 
                 if have.get("shape") != want["shape"] or have.get("dtype") != want["dtype"]:
                     return (f"call {number} returned shape {tuple(have.get('shape') or ())} {have.get('dtype', 'no tensor')}, "
                             f"the reference {tuple(want['shape'])} {want['dtype']}")
-                count = 1
-                for size in want["shape"]:
-                    count *= size
                 scale = max(want["abs"], 1e-30)
-                mean = scale / max(count, 1)
+                mean = scale / max(math.prod(want["shape"]), 1)
                 if (have["nans"] != want["nans"] or abs(have["sum"] - want["sum"]) > rtol * scale
                         or abs(have["abs"] - want["abs"]) > rtol * scale
                         or any(abs(a - b) > rtol * (abs(b) + mean) + 1e-6 for a, b in zip(have["picks"], want["picks"]))):

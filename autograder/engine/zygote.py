@@ -142,9 +142,12 @@ def serve(parent: int | None = None) -> None:
     from autograder.sandbox import identity, python_headers
 
     python_headers.readable_copy()  # found or made once; every grading forked from here knows it
+    # Inductor's check of the CPU (probe.check_cpu_for_inductor) is done here once and found done by every
+    # grading forked from here: now where the learner child cannot start this interpreter (it must run
+    # as root), else before the first grading that may build C++ kernels (each such grading paid it).
     cpu_checked = identity.drop_wanted() and identity.inductor_needs_root()
-    if cpu_checked:  # the learner child cannot start this interpreter: the check must run as root, here
-        _check_cpu_for_inductor()
+    if cpu_checked:
+        autograder.sandbox.probe.check_cpu_for_inductor()
     prepare_watch = autograder.sandbox.integrity.prepare
 
     control = _Control(os.dup(0))
@@ -168,7 +171,7 @@ def serve(parent: int | None = None) -> None:
                 control.poll()
         job = json.loads(control.readline())
         if not cpu_checked and _builds_cpu_kernels(job):
-            _check_cpu_for_inductor()
+            autograder.sandbox.probe.check_cpu_for_inductor()
             cpu_checked = True
         if learner is not None and learner.report_in():
             if time.monotonic() > learner.deadline:
@@ -179,18 +182,6 @@ def serve(parent: int | None = None) -> None:
         private = (control.fd, control_out) + ((learner.read_fd,) if learner is not None else ())
         reply = _run_forked(judge, job, control, private, keep={learner.pid} if learner is not None else set())
         _write_line(control_out, json.dumps(reply))
-
-
-def _check_cpu_for_inductor() -> None:
-    """Inductor's check of the CPU's vector instructions, done once here and found done by every
-    grading forked from here. It builds and runs a test program per instruction set with the C++
-    compiler: about 10 s on the course's 2-core machine in an empty cache folder (a grading's own
-    is always empty), which each grading whose first Inductor compile builds a C++ kernel (a timed
-    speed check) paid again before, wherever the learner child could do it itself. Its answer is a
-    fact of this machine, the same for every user."""
-    from torch._inductor.cpu_vec_isa import valid_vec_isa_list
-
-    valid_vec_isa_list()
 
 
 def _builds_cpu_kernels(job: dict) -> bool:

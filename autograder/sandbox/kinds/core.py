@@ -102,14 +102,16 @@ def speed_reference(spec, ref) -> Prepared:
     return Prepared(learner={"calls": to_plain(pristine)}, judge={"fingerprints": expected})
 
 
-def _timed_calls(spec, lab) -> list:
-    """The calls the speed check times: its own ``inputs`` when the master has them, else the schedule."""
+def _timed_calls(spec, lab) -> tuple[list, list | None]:
+    """The calls the speed check times: its own ``inputs`` when the master has them, else the schedule;
+    and the list the fingerprints of the fix's answers on its own inputs go to (None without them:
+    the schedule's answers were compared by ``correct``)."""
     from autograder.sandbox.plain import file_functions_named, with_file_functions
 
     own = lab.data.get(spec.name, {}).get("calls")
     if own is None:
-        return copy.deepcopy(lab.calls)
-    return with_file_functions(own, {name: getattr(lab.submission, name, None) for name in file_functions_named(own)})
+        return copy.deepcopy(lab.calls), None
+    return with_file_functions(own, {name: getattr(lab.submission, name, None) for name in file_functions_named(own)}), []
 
 
 def _schedule(fn, driver, calls, outputs: list | None = None):
@@ -146,10 +148,11 @@ def _starter_with_config(lab) -> tuple:
         return module, probe.config_snapshot()
 
 
-def _steady_sides(lab, against: str, backend, calls: list, outputs: list) -> tuple[dict, object]:
+def _steady_sides(lab, against: str, backend, calls: list, outputs: list | None) -> tuple[dict, object]:
     """The fix compiled, its own code eagerly, and (against the starter) the starter compiled the same
     way, each compiled here by one pass under its own file's settings (the fix's first pass appends
-    what it returned to ``outputs``); a counter of the graphs the fix compiled."""
+    the fingerprints of what it returned to ``outputs``, when given); a counter of the graphs the fix
+    compiled."""
     import torch
 
     from autograder.sandbox import probe
@@ -158,7 +161,6 @@ def _steady_sides(lab, against: str, backend, calls: list, outputs: list) -> tup
     counter = probe.CountingBackend(backend)
     fix = probe.compile_with(made, counter, options)
     sides = {"eager": _schedule(made, driver, calls), "fix": _schedule(fix, driver, calls)}
-    first_pass = {"fix": _schedule(fix, driver, calls, outputs)}
     compiled = {"fix": _fix_config(lab)}
     if against == "starter":
         starter, starter_config = _starter_with_config(lab)
@@ -169,11 +171,11 @@ def _steady_sides(lab, against: str, backend, calls: list, outputs: list) -> tup
     with torch.no_grad():  # as they are timed: grad mode is guarded
         for side, config in compiled.items():
             with probe.config_as(config):
-                first_pass.get(side, sides[side])()
+                (_schedule(fix, driver, calls, outputs) if side == "fix" else sides[side])()
     return sides, counter
 
 
-def _end_to_end(lab, against: str, backend: str, rounds: int, calls: list, outputs: list) -> tuple[dict, int]:
+def _end_to_end(lab, against: str, backend: str, rounds: int, calls: list, outputs: list | None) -> tuple[dict, int]:
     """Per round, each side's whole schedule once from a fresh Dynamo state with cold Inductor caches,
     compile included: the starter and the fix in alternating order, then the schedule run eagerly."""
     import time
@@ -184,11 +186,9 @@ def _end_to_end(lab, against: str, backend: str, rounds: int, calls: list, outpu
     from autograder.sandbox.plain import fingerprint
 
     if backend == "inductor" and not torch.cuda.is_available():
-        # Inductor's one-time check of the CPU (a C++ test build per instruction set, seconds where the
-        # warm worker has not done it) would land in the first side's first round: done untimed here.
-        from torch._inductor.cpu_vec_isa import valid_vec_isa_list
-
-        valid_vec_isa_list()
+        # Inductor's one-time check of the CPU (seconds where the warm worker has not done it) would
+        # land in the first side's first round: done untimed here.
+        probe.check_cpu_for_inductor()
     times: dict[str, list[float]] = {"fix": [], "eager": []}
     if against == "starter":
         times["starter"] = []
@@ -198,10 +198,11 @@ def _end_to_end(lab, against: str, backend: str, rounds: int, calls: list, outpu
         for side in [s for s in (("fix", "starter") if number % 2 else ("starter", "fix")) if s in times]:
             with probe.config_as(configs[side]):  # each side compiles under its own file's settings
                 made, driver, options = lab.build(lab.submission if side == "fix" else lab.starter_module())
-                returned = [] if side == "fix" and not outputs else None
+                returned = [] if side == "fix" and outputs == [] else None  # the fix's first round only
                 seconds, compiled = probe.cold_compile(made, calls, backend, driver=driver, options=options, clock="wall",
                                                        outputs=returned)
-                outputs += [fingerprint(to_plain(result)) for result in returned or []]
+                if returned is not None:
+                    outputs += [fingerprint(to_plain(result)) for result in returned]
             times[side].append(seconds)
             if side == "fix":
                 graphs = max(graphs, compiled)
@@ -254,7 +255,7 @@ def _speed(spec, lab, against, mode, backend, limit, load_before) -> dict:
 
     p = spec.params
     attempts = []
-    calls, outputs = _timed_calls(spec, lab), []
+    calls, outputs = _timed_calls(spec, lab)
     sides, counter = _steady_sides(lab, against, backend, calls, outputs) if mode != "end_to_end" else (None, None)
     for attempt in range(2):
         if mode == "end_to_end":
@@ -278,7 +279,7 @@ def _speed(spec, lab, against, mode, backend, limit, load_before) -> dict:
         "load": [float(load_before), float(timing.load_average())], "cores": int(os.cpu_count() or 1),
         "threads": int(torch.get_num_threads()),
         "against": against, "mode": mode},
-        **({"fingerprints": outputs} if "calls" in lab.data.get(spec.name, {}) else {})}
+        **({"fingerprints": outputs} if outputs is not None else {})}
 
 
 def describe_value(value):

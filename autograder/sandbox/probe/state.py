@@ -164,6 +164,16 @@ def config_values(keys) -> dict:
     return {key: current[key] for key in keys if key in current}
 
 
+def check_cpu_for_inductor() -> None:
+    """Inductor's check of the CPU's vector instructions: it builds and runs a test program per
+    instruction set with the C++ compiler (about 10 s on the course's 2-core machine in an empty cache
+    folder, as a grading's always is) and keeps its answer for the rest of the process and the
+    processes forked from it. A fact of the machine, the same for every user."""
+    from torch._inductor.cpu_vec_isa import valid_vec_isa_list
+
+    valid_vec_isa_list()
+
+
 def private_compile_caches() -> None:
     """Inductor in a grading's own, empty cache folder: no precompiled header, which would be rebuilt
     for every grading (and is larger than a grading may write)."""
