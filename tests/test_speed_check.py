@@ -261,3 +261,70 @@ def test_the_speed_inputs_are_drawn_only_for_a_grading_that_times():
     assert speed_reference(SimpleNamespace(params={}), SimpleNamespace(master=master, seed=3, costly=True)).learner == {}
     run.costly = True
     assert speed_reference(spec, run).learner == {"calls": []} and drawn == [1]
+
+
+FACTORY_MASTER = '''# /// exercise
+# format_version = 1
+# title = "A randomly initialised model timed on inputs of its own"
+# syllabus = ["5.1"]
+# entry = "make_model"
+# factory = true
+# starter_fails = ["correct"]
+# hints = ["where", "how"]
+#
+# [[checks]]
+# kind = "correct"
+# points = 1
+#
+# [[checks]]
+# kind = "speed"
+# name = "fast"
+# inputs = "speed_calls"
+# min_ratio = { cpu = 0.01, cuda = 0.01 }
+# backend = "eager"
+# repeats = 3
+# points = 1
+# ///
+"""A model whose weights come from torch's global generator."""
+
+import torch
+
+
+def make_model():
+    # BEGIN SOLUTION
+    return torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.ReLU())
+    # END SOLUTION
+    # BEGIN STARTER
+    # return torch.nn.Sequential(torch.nn.Linear(16, 16), torch.nn.Tanh())  # TODO: the activation is wrong
+    # END STARTER
+
+
+# BEGIN GRADER
+def calls(gen):
+    return [(torch.randn(2, 16, generator=gen),)]
+
+
+def speed_calls(gen):
+    return [(torch.randn(64, 16, generator=gen),)]
+# END GRADER
+'''
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_factory_is_timed_as_built_under_the_gradings_seed(fixture_master, seed):
+    """The reference's answers on the speed inputs come from a model built under the grading's seed;
+    the timed fix was built under seed 0, so on any other seed a randomly initialised model's right
+    answers differed from the reference's and the solution failed."""
+    path = fixture_master(template=FACTORY_MASTER.replace("{", "{{").replace("}", "}}"))
+    result = grade("speed_fixture", path, seed=seed)
+    assert result.status == "passed" and _fast(result).status == "passed", _fast(result).message
+
+
+def test_interleaved_timing_starts_each_repeat_with_another_side():
+    from autograder.sandbox import timing
+
+    order = []
+    sides = {name: (lambda name=name: order.append(name)) for name in ("eager", "fix", "starter")}
+    timing.interleaved(sides, warmup=0, repeats=3)
+    assert [order[i * 3] for i in range(3)] == ["eager", "fix", "starter"]
+    assert all(sorted(order[i * 3:i * 3 + 3]) == ["eager", "fix", "starter"] for i in range(3))

@@ -50,12 +50,13 @@ class Lab:
     scratch: str
     allowed_before: set = field(default_factory=set)  # ids marked allow_in_graph before the submission ran
     extra: dict = field(default_factory=dict)  # shared between measures of one grading (a guard report)
+    seed: int = 0  # the grading's: a factory is built under it, as the reference's and the structure run's are
 
     def starter_module(self):
         module = types.ModuleType("autograder_starter")
         import torch
 
-        torch.manual_seed(0)
+        torch.manual_seed(self.seed)
         exec(compile(self.starter, "<starter>", "exec"), module.__dict__)  # the course's starting file, not the learner's
         return module
 
@@ -65,7 +66,7 @@ class Lab:
 
         made = getattr(module, self.exercise["entry"])
         if self.exercise["factory"]:
-            torch.manual_seed(0)
+            torch.manual_seed(self.seed)
             made = made()
         driver = getattr(module, self.exercise["driver"]) if self.exercise["driver"] else None
         options = {k: v for k, v in self.options.items() if k in ("fullgraph", "dynamic")}
@@ -337,7 +338,8 @@ def run(job: dict, data: dict, out, reader) -> dict:
     lab = Lab(exercise=exercise, submission=submission, entry=entry, driver=driver, calls=calls, options=options,
               measurement=measurement, filename=path, source=source, code_objects=own_code, data=data.get("checks", {}),
               starter=job.get("starter"), scratch=job["scratch"], allowed_before=allowed_before,
-              extra={"reports": reports, "measures_itself": job["measures_itself"], "config_after_import": config_kept})
+              extra={"reports": reports, "measures_itself": job["measures_itself"], "config_after_import": config_kept},
+              seed=int(job["seed"]))
 
     facts = _measure_all(job, lab, registry, costly=False)
     watched += [v for v in _violations(watch) if v not in watched]

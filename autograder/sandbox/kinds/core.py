@@ -157,6 +157,9 @@ def _steady_sides(lab, against: str, backend, calls: list, outputs: list | None)
 
     from autograder.sandbox import probe
 
+    # Nothing the structure run compiled may serve a timed call: with a filter that drops module
+    # guards, one of its cache entries (on the same code) could answer for the freshly built model.
+    probe.clean_state()
     made, driver, options = lab.build(lab.submission)
     counter = probe.CountingBackend(backend)
     fix = probe.compile_with(made, counter, options)
