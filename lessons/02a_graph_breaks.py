@@ -665,6 +665,123 @@ assert loose.graphs == 2 and captured_loose.graphs == 1 and captured_loose.graph
 check("top_scores_by_length")
 
 # %% [markdown]
+# #### What a number read in the middle costs
+#
+# Without `fullgraph=True`, nothing fails at an `.item()`: the graph ends there, Python gets its
+# number, and a second graph starts after it. The answers stay right; the price is run time. Every
+# tensor the code still needs after that line has to leave the first graph whole, written to
+# memory, and the next graph reads it back. Inductor cannot fuse across the split. For a chain of
+# cheap elementwise ops and reductions over a large tensor, those passes over memory are most of
+# what a call costs. (On a GPU the read also makes the host wait for the device.)
+#
+# Below, a chain on 8 million values that divides by its own largest value, in four versions: run
+# eagerly; compiled with the largest value read by `.item()`; compiled with the largest value kept
+# as a 0-d tensor; and compiled from the `.item()` code with `capture_scalar_outputs=True`.
+# Inductor, one thread, timed in turns as the grader's speed checks time a fix. (About half a
+# minute: Inductor compiles three versions.)
+
+# %%
+import matplotlib.pyplot as plt
+
+from autograder.lab import timed_in_turns, timing_summary
+
+
+def unit_peak_item(x):
+    y = torch.relu(x * 1.5 - 0.2)
+    top = y.amax().item()                  # a Python number: the graph ends here
+    return torch.sqrt(y / top) - 0.5
+
+
+def unit_peak_tensor(x):
+    y = torch.relu(x * 1.5 - 0.2)
+    top = y.amax()                         # a 0-d tensor: the chain stays one graph
+    return torch.sqrt(y / top) - 0.5
+
+
+signal = torch.randn(1 << 23)
+compiled_item, compiled_tensor = torch.compile(unit_peak_item), torch.compile(unit_peak_tensor)
+compiled_captured = torch.compile(lambda x: unit_peak_item(x))  # a frame of its own: compiled with the setting below
+threads = torch.get_num_threads()
+torch.set_num_threads(1)
+try:
+    with torch.no_grad():
+        with torch._dynamo.config.patch(capture_scalar_outputs=True), logged_warnings():
+            compiled_captured(signal)          # compiled while the capture is on; its code stays
+        with logged_warnings():
+            compiled_item(signal), compiled_tensor(signal)
+        peak_times = timed_in_turns({"eager": lambda: unit_peak_item(signal),
+                                     ".item() in the middle": lambda: compiled_item(signal),
+                                     "0-d tensor": lambda: compiled_tensor(signal),
+                                     ".item() captured": lambda: compiled_captured(signal)}, 3, 15, min_seconds=0.025)
+        same = [torch.allclose(fn(signal), unit_peak_item(signal), atol=1e-6) for fn in (compiled_item, compiled_tensor, compiled_captured)]
+finally:
+    torch.set_num_threads(threads)
+peak_ms = timing_summary(peak_times, "eager", "eager")["ms"]
+tensor_speedup = timing_summary(peak_times, "0-d tensor", ".item() in the middle")["ratio"]
+captured_speedup = timing_summary(peak_times, ".item() captured", ".item() in the middle")["ratio"]
+plt.figure(figsize=(6, 2.6))
+plt.barh(list(peak_ms), list(peak_ms.values()), color=["grey", "tab:red", "tab:green", "tab:green"])
+plt.xlabel("ms per call (median)")
+plt.title("a chain over 8M values scaled by its peak, one thread")
+plt.gca().invert_yaxis()
+plt.show()
+print({name: round(ms, 2) for name, ms in peak_ms.items()})
+print(f"against .item() in the middle: 0-d tensor {tensor_speedup:.2f}x faster, captured {captured_speedup:.2f}x")
+with logged_warnings():
+    item_tally = tally_calls(unit_peak_item, [(signal[:8],)])
+    with torch._dynamo.config.patch(capture_scalar_outputs=True):
+        captured_tally = tally_calls(unit_peak_item, [(signal[:8],)])
+tensor_tally = tally_calls(unit_peak_tensor, [(signal[:8],)])
+print(".item():", item_tally, "| 0-d tensor:", tensor_tally, "| captured:", captured_tally)
+assert item_tally.graphs == 2 and tensor_tally.graphs == 1 and captured_tally.graphs == 1, (item_tally, tensor_tally, captured_tally)
+assert all(same)
+assert tensor_speedup > 1.2, tensor_speedup  # 1.5x when this lesson was written
+assert captured_speedup > 1.2, captured_speedup
+
+# %% [markdown]
+# A captured number is no graph break: Inductor reads it inside the compiled code, so the capture
+# wins the fusion back as the 0-d tensor does. A decision on the number is another matter. Python's
+# `max` or `min` of captured numbers traces; an `if` on one needs its value while tracing, and
+# without `fullgraph=True` that is a graph break again (with it, the error of 2.2.2.1):
+
+# %%
+def shrink_if_large(x):
+    top = x.amax().item()
+    if top > 1:                            # a decision in Python on the captured number
+        return x / top
+    return x
+
+
+def shrink_max(x):
+    return x / max(x.amax().item(), 1.0)   # Python's max of the captured number and a constant
+
+
+with torch._dynamo.config.patch(capture_scalar_outputs=True), logged_warnings():
+    decided = tally_calls(shrink_if_large, [(torch.randn(8) * 3,)])
+    maxed = tally_calls(shrink_max, [(torch.randn(8) * 3,), (torch.rand(8) * 0.5,)])
+print("captured, an if:", decided)
+print("captured, max():", maxed)
+assert decided.graph_breaks == 1 and maxed.graphs == 1 and maxed.graph_breaks == 0
+
+# %% [markdown]
+# The tensor ops that do what `min`, `max` and such an `if` do (`torch.minimum`, `clamp`,
+# `torch.where`) keep the whole decision in the graph, with no setting at all.
+#
+# ### Exercise: normalise_tracks
+#
+# [exercises/02_graph_breaks/normalise_tracks.py](../exercises/02_graph_breaks/normalise_tracks.py):
+# a batch job levels audio tracks by their loudness and their peak, reads both as Python numbers,
+# and compiled it runs well below what its ops reach in one graph. The grader times your fix,
+# compiled with Inductor, against the starting code compiled the same way and against your code
+# run eagerly.
+
+# %%
+# !{sys.executable} ../exercises/02_graph_breaks/normalise_tracks.py 2>&1 | tail -n 5
+
+# %%
+check("normalise_tracks")
+
+# %% [markdown]
 # ### 2.2.3 Printing and logging
 #
 # `print` is a builtin with a side effect, so it breaks the graph. There are four ways out, and

@@ -372,6 +372,95 @@ assert fullgraph_break.error_type == "Unsupported" and fullgraph_break.error_id 
 check("disable_preprocess")
 
 # %% [markdown]
+# A fence costs run time as well as graphs: whatever runs inside a disabled frame runs eagerly,
+# however worth compiling it is. Below, `rescale_rows` scales each row by its peak and applies a
+# few cheap elementwise ops: a reduction and a chain that Inductor fuses into about two passes over
+# memory, where eager makes one pass per op. `announced` prints a line, then calls it. Three
+# versions on a batch of 8 million values (34 MB, more than the CPU's caches): run eagerly;
+# compiled with `announced` disabled (recursive, the default); compiled with `announced` disabled
+# with `recursive=False`. One thread, a warm-up, then the three in turns, fifteen times, medians:
+# the way the grader's speed checks time a fix. (About fifteen seconds: Inductor compiles the chain.)
+
+# %%
+import matplotlib.pyplot as plt
+
+from autograder.lab import timed_in_turns, timing_summary
+
+
+def rescale_rows(x):
+    peak = x.abs().amax(dim=1, keepdim=True)
+    return torch.relu(x / (peak + 1e-6) - 0.1) * 1.5 + 0.05
+
+
+def announced(x):
+    print(f"rescaling {x.shape[0]} rows")
+    return rescale_rows(x)
+
+
+fenced_whole = torch.compiler.disable(announced)
+fenced_own_frame = torch.compiler.disable(announced, recursive=False)
+
+
+def step_fenced_whole(x):
+    return fenced_whole(x)
+
+
+def step_fenced_own_frame(x):
+    return fenced_own_frame(x)
+
+
+rows = torch.randn(2048, 4096)
+whole_tally, own_frame_tally = tally_calls(step_fenced_whole, [(rows[:4],)]), tally_calls(step_fenced_own_frame, [(rows[:4],)])
+threads = torch.get_num_threads()
+torch.set_num_threads(1)
+try:
+    with contextlib.redirect_stdout(io.StringIO()) as rescale_lines, torch.no_grad():
+        whole_compiled, own_frame_compiled = torch.compile(step_fenced_whole), torch.compile(step_fenced_own_frame)
+        times = timed_in_turns({"eager": lambda: step_fenced_whole(rows),
+                                "disabled, recursive": lambda: whole_compiled(rows),
+                                "disabled, recursive=False": lambda: own_frame_compiled(rows)}, 3, 15, min_seconds=0.025)
+finally:
+    torch.set_num_threads(threads)
+medians = timing_summary(times, "eager", "eager")["ms"]
+own_frame_speedup = timing_summary(times, "disabled, recursive=False", "disabled, recursive")["ratio"]
+whole_speedup = timing_summary(times, "disabled, recursive", "eager")["ratio"]
+plt.figure(figsize=(6, 2.4))
+plt.barh(list(medians), list(medians.values()), color=["grey", "tab:red", "tab:green"])
+plt.xlabel("ms per call (median)")
+plt.title("a row-wise chain of 8M values, one thread")
+plt.gca().invert_yaxis()
+plt.show()
+print({name: round(ms, 2) for name, ms in medians.items()})
+print(f"graphs: recursive {whole_tally.graphs}, recursive=False {own_frame_tally.graphs}")
+print(f"recursive=False: {own_frame_speedup:.1f}x faster than the recursive fence; the recursive fence: {whole_speedup:.2f}x eager's speed")
+assert set(rescale_lines.getvalue().splitlines()) == {"rescaling 2048 rows"}  # every version printed its line
+assert whole_tally.graphs == 0 and own_frame_tally.graphs == 1, (whole_tally, own_frame_tally)
+assert own_frame_speedup > 2.0, own_frame_speedup  # 5.0x when this lesson was written
+assert 0.7 < whole_speedup < 1.3, whole_speedup  # compiled or not, the fenced chain runs eagerly
+
+# %% [markdown]
+# With the recursive fence the compiled step is eager code: no graph holds the chain, and it runs
+# at eager's speed. With `recursive=False` the print still runs eagerly, and `rescale_rows`, a
+# function the fenced frame *calls*, is compiled as a frame of its own. What `recursive=False`
+# cannot hand back is tensor work written in the fenced frame itself: that still runs eagerly.
+# Fence off as little as the code needs: the Python side of it (a print, a `.item()`, a list
+# that records numbers), not the tensor work around it.
+#
+# ### Exercise: disable_keeps_hot_eager
+#
+# [exercises/02_graph_breaks/disable_keeps_hot_eager.py](../exercises/02_graph_breaks/disable_keeps_hot_eager.py):
+# a teammate fenced off a feature step's report with `torch.compiler.disable`, and compiled, the
+# step is no faster than eager. Keep the report and its line, and make the step fast. The grader
+# times your fix, compiled with Inductor, against the starting code compiled the same way and
+# against your code run eagerly.
+
+# %%
+# !{sys.executable} ../exercises/02_graph_breaks/disable_keeps_hot_eager.py 2>&1 | tail -n 5
+
+# %%
+check("disable_keeps_hot_eager")
+
+# %% [markdown]
 # ### 2.5.3 Toggling error_on_graph_break
 #
 # `fullgraph=True` is all or nothing: one break anywhere in the compiled code is an error.

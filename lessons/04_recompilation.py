@@ -634,6 +634,128 @@ with logged_warnings():
 check("recompile_lr_tensor")
 
 # %% [markdown]
+# #### A float that recompiles on every step
+#
+# A float becomes a graph input only if everything that reads it can work with a symbol. Arithmetic
+# can, and so can `math.cos`, `math.sqrt` and the `**` operator. `math.exp` and `math.log` have no
+# symbolic version, and an operator whose argument must be a plain `float` (the `delta` of
+# `F.huber_loss`, the `p` of `F.dropout`) needs the value itself. In those cases Dynamo specializes
+# the float again and guards on its value. A float that changes on every step then recompiles on
+# every step until the limit, and after that the function runs eagerly. Below, a warm-up factor
+# computed from a float attribute that grows each step:
+
+# %%
+class WarmedScale(torch.nn.Module):
+    def __init__(self, how):
+        super().__init__()
+        self.how = how
+        if how == "tensor":
+            self.register_buffer("progress", torch.tensor(0.0))
+        else:
+            self.progress = 0.0
+
+    def forward(self, x):
+        self.progress += 0.25
+        if self.how == "math.exp":
+            warm = 1 - math.exp(-self.progress)
+        elif self.how == "**":
+            warm = 1 - math.exp(-1) ** self.progress
+        else:
+            warm = 1 - torch.exp(-self.progress)
+        return x * warm
+
+
+steps = [(torch.ones(4),) for _ in range(12)]
+with logged_warnings():
+    warmed = {how: tally_calls(WarmedScale(how), steps) for how in ("math.exp", "**", "tensor")}
+for how, t in warmed.items():
+    print(f"{how:9s}", t)
+assert warmed["math.exp"].graphs == torch._dynamo.config.recompile_limit and warmed["math.exp"].compiled_calls < 12
+assert warmed["**"].graphs == 2 and warmed["**"].compiled_calls == 12
+assert warmed["tensor"].graphs == 1 and warmed["tensor"].recompiles == 0
+
+# %% [markdown]
+# What that costs in run time: an exponential moving average of four 4-MB weight buffers, as a
+# training loop keeps for a "teacher" copy of its model, with a decay that ramps up through
+# `math.exp` of a float progress counter. Past the limit every update runs eagerly, one pass over
+# memory per operation; compiled with the progress in a tensor, one kernel updates each buffer in a
+# single pass. Inductor, one thread, twelve updates a pass, timed in turns after a first
+# pass that pays for the compiles (eight for the float version).
+
+# %%
+from autograder.lab import timed_in_turns, timing_summary
+
+
+class TeacherAverage(torch.nn.Module):
+    def __init__(self, tensor_progress=False):
+        super().__init__()
+        self.teacher = torch.nn.ParameterList([torch.nn.Parameter(torch.zeros(1024, 1024), requires_grad=False) for _ in range(4)])
+        self.tensor_progress = tensor_progress
+        if tensor_progress:
+            self.register_buffer("progress", torch.tensor(0.0))
+        else:
+            self.progress = 0.0
+
+    def forward(self, *student):
+        self.progress += 0.05
+        if self.tensor_progress:
+            decay = 0.999 * torch.exp(-5.0 * (1.0 - self.progress.clamp(max=1.0)) ** 2)
+        else:
+            decay = 0.999 * math.exp(-5.0 * (1.0 - min(self.progress, 1.0)) ** 2)
+        for kept, new in zip(self.teacher, student):
+            kept.mul_(decay).add_(new * (1 - decay))
+
+
+student = [torch.randn(1024, 1024) for _ in range(4)]
+
+
+def twelve_updates(model):
+    return lambda: [model(*student) for _ in range(12)]
+
+
+threads = torch.get_num_threads()
+torch.set_num_threads(1)  # before Inductor compiles: it writes the thread count into its kernels
+try:
+    with logged_warnings(), torch.no_grad():
+        tensor_average = torch.compile(TeacherAverage(tensor_progress=True))
+        float_average = torch.compile(TeacherAverage())
+        twelve_updates(tensor_average)(), twelve_updates(float_average)()  # the compiles, untimed
+        average_times = timed_in_turns({"eager": twelve_updates(TeacherAverage()),
+                                        "float progress (recompiling)": twelve_updates(float_average),
+                                        "tensor progress (fixed)": twelve_updates(tensor_average)}, 1, 15, min_seconds=0.025)
+finally:
+    torch.set_num_threads(threads)
+average_ms = timing_summary(average_times, "eager", "eager")["ms"]
+average_speedup = timing_summary(average_times, "tensor progress (fixed)", "float progress (recompiling)")["ratio"]
+average_storm = timing_summary(average_times, "float progress (recompiling)", "eager")["ratio"]
+plt.figure(figsize=(6, 2.2))
+plt.barh(list(average_ms), list(average_ms.values()), color=["grey", "tab:red", "tab:green"])
+plt.xlabel("ms per pass of 12 updates (median)")
+plt.title("a teacher average of four 4-MB buffers, one thread")
+plt.gca().invert_yaxis()
+plt.show()
+print({name: round(ms, 1) for name, ms in average_ms.items()})
+print(f"tensor progress {average_speedup:.2f}x faster than the float; the float {average_storm:.2f}x the speed of eager")
+assert average_speedup > 1.5, average_speedup  # 2.5x when this lesson was written
+assert 0.6 < average_storm < 1.5, average_storm  # past the limit it is eager code
+
+# %% [markdown]
+# ### Exercise: exp_lr_decay
+#
+# A momentum optimizer step decays its learning rate with the epochs trained, and recompiles on
+# every step. Make every step (the grader runs twelve to sixteen) run compiled without a single
+# recompile, with the weights of an eager run after every step. The grader also times a pass of its
+# steps with Inductor: your fix must be at least 1.6x faster than the starting code compiled the
+# same way, and than your own code run eagerly. Edit
+# [exercises/04_recompilation/exp_lr_decay.py](../exercises/04_recompilation/exp_lr_decay.py):
+
+# %%
+# !{sys.executable} ../exercises/04_recompilation/exp_lr_decay.py 2>&1 | grep -c "Recompiling function"
+
+# %%
+check("exp_lr_decay")
+
+# %% [markdown]
 # ## 4.3 Unspecializing integer attributes of nn.Module
 #
 # Integer attributes of an `nn.Module` are guarded on their value, and automatic dynamic does not
