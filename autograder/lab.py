@@ -8,7 +8,7 @@ and ``drift(name)``, the named facts about the installed torch that a lesson rel
 """
 
 from autograder.checks.reporting import raised_by_hand, starter_line  # noqa: F401
-from autograder.learner.pictures import graph_diagram  # noqa: F401
+from autograder.learner.pictures import graph_diagram, speed_bars  # noqa: F401
 from autograder.sandbox.probe import (  # noqa: F401
     ABLATION_BACKENDS, GraphTally, ablate, bisect, call_log, call_timeline, captured_graphs, clean_state, compilations,
     compile_times_table, config_defaults, first_failing, frame_report, fullgraph_error, guard_count, guard_names,

@@ -681,9 +681,7 @@ check("top_scores_by_length")
 # minute: Inductor compiles three versions.)
 
 # %%
-import matplotlib.pyplot as plt
-
-from autograder.lab import timed_in_turns, timing_summary
+from autograder.lab import speed_bars, timed_in_turns, timing_summary
 
 
 def unit_peak_item(x):
@@ -719,12 +717,7 @@ finally:
 peak_ms = timing_summary(peak_times, "eager", "eager")["ms"]
 tensor_speedup = timing_summary(peak_times, "0-d tensor", ".item() in the middle")["ratio"]
 captured_speedup = timing_summary(peak_times, ".item() captured", ".item() in the middle")["ratio"]
-plt.figure(figsize=(6, 2.6))
-plt.barh(list(peak_ms), list(peak_ms.values()), color=["grey", "tab:red", "tab:green", "tab:green"])
-plt.xlabel("ms per call (median)")
-plt.title("a chain over 8M values scaled by its peak, one thread")
-plt.gca().invert_yaxis()
-plt.show()
+speed_bars(peak_ms, "a chain over 8M values scaled by its peak, one thread")
 print({name: round(ms, 2) for name, ms in peak_ms.items()})
 print(f"against .item() in the middle: 0-d tensor {tensor_speedup:.2f}x faster, captured {captured_speedup:.2f}x")
 with logged_warnings():
@@ -925,9 +918,7 @@ check("log_outside")
 # a fix. (About half a minute: Inductor compiles three versions.)
 
 # %%
-import matplotlib.pyplot as plt
-
-from autograder.lab import timed_in_turns, timing_summary
+from autograder.lab import speed_bars, timed_in_turns, timing_summary
 
 
 def chain_print_inside(x):
@@ -964,12 +955,7 @@ finally:
 medians = timing_summary(times, "eager", "eager")["ms"]
 last_speedup = timing_summary(times, "print after the last op", "print in the middle")["ratio"]
 reordered_speedup = timing_summary(times, "print reorderable", "print in the middle")["ratio"]
-plt.figure(figsize=(6, 2.6))
-plt.barh(list(medians), list(medians.values()), color=["grey", "tab:red", "tab:green", "tab:green"])
-plt.xlabel("ms per call (median)")
-plt.title("a pointwise chain of 8M values, one thread")
-plt.gca().invert_yaxis()
-plt.show()
+speed_bars(medians, "a pointwise chain of 8M values, one thread")
 print({name: round(ms, 2) for name, ms in medians.items()})
 print(f"against the print in the middle: print after the last op {last_speedup:.2f}x faster, reorderable {reordered_speedup:.2f}x")
 inside_tally = tally_calls(chain_print_inside, [(values[:8],)])

@@ -382,9 +382,7 @@ check("disable_preprocess")
 # the way the grader's speed checks time a fix. (About fifteen seconds: Inductor compiles the chain.)
 
 # %%
-import matplotlib.pyplot as plt
-
-from autograder.lab import timed_in_turns, timing_summary
+from autograder.lab import speed_bars, timed_in_turns, timing_summary
 
 
 def rescale_rows(x):
@@ -424,12 +422,7 @@ finally:
 medians = timing_summary(times, "eager", "eager")["ms"]
 own_frame_speedup = timing_summary(times, "disabled, recursive=False", "disabled, recursive")["ratio"]
 whole_speedup = timing_summary(times, "disabled, recursive", "eager")["ratio"]
-plt.figure(figsize=(6, 2.4))
-plt.barh(list(medians), list(medians.values()), color=["grey", "tab:red", "tab:green"])
-plt.xlabel("ms per call (median)")
-plt.title("a row-wise chain of 8M values, one thread")
-plt.gca().invert_yaxis()
-plt.show()
+speed_bars(medians, "a row-wise chain of 8M values, one thread")
 print({name: round(ms, 2) for name, ms in medians.items()})
 print(f"graphs: recursive {whole_tally.graphs}, recursive=False {own_frame_tally.graphs}")
 print(f"recursive=False: {own_frame_speedup:.1f}x faster than the recursive fence; the recursive fence: {whole_speedup:.2f}x eager's speed")
@@ -987,9 +980,7 @@ check("skip_loop_print")
 # second tower.)
 
 # %%
-import matplotlib.pyplot as plt
-
-from autograder.lab import timed_in_turns, timing_summary
+from autograder.lab import speed_bars, timed_in_turns, timing_summary
 
 gen = torch.Generator().manual_seed(0)
 gains = [1 + 0.1 * torch.randn(256, generator=gen) for _ in range(10)]
@@ -1025,12 +1016,7 @@ finally:
 medians = timing_summary(times, "eager", "eager")["ms"]
 fixed_speedup = timing_summary(times, "keeping tensors, compiled", "logging numbers, compiled")["ratio"]
 skipped_speedup = timing_summary(times, "logging numbers, compiled", "eager")["ratio"]
-plt.figure(figsize=(6, 2.4))
-plt.barh(list(medians), list(medians.values()), color=["grey", "tab:red", "tab:green"])
-plt.xlabel("ms per call (median)")
-plt.title("ten pointwise layers, one thread")
-plt.gca().invert_yaxis()
-plt.show()
+speed_bars(medians, "ten pointwise layers, one thread")
 print({name: round(ms, 3) for name, ms in medians.items()})
 print(f"keeping tensors: {fixed_speedup:.1f}x faster than the skipped frame; the skipped frame: {skipped_speedup:.2f}x eager's speed")
 assert tally_calls(tower_logging_numbers, [(batch,)]).skipped == ["tower_logging_numbers"]

@@ -683,7 +683,7 @@ assert warmed["tensor"].graphs == 1 and warmed["tensor"].recompiles == 0
 # pass that pays for the compiles (eight for the float version).
 
 # %%
-from autograder.lab import timed_in_turns, timing_summary
+from autograder.lab import speed_bars, timed_in_turns, timing_summary
 
 
 class TeacherAverage(torch.nn.Module):
@@ -728,12 +728,7 @@ finally:
 average_ms = timing_summary(average_times, "eager", "eager")["ms"]
 average_speedup = timing_summary(average_times, "tensor progress (fixed)", "float progress (recompiling)")["ratio"]
 average_storm = timing_summary(average_times, "float progress (recompiling)", "eager")["ratio"]
-plt.figure(figsize=(6, 2.2))
-plt.barh(list(average_ms), list(average_ms.values()), color=["grey", "tab:red", "tab:green"])
-plt.xlabel("ms per pass of 12 updates (median)")
-plt.title("a teacher average of four 4-MB buffers, one thread")
-plt.gca().invert_yaxis()
-plt.show()
+speed_bars(average_ms, "a teacher average of four 4-MB buffers, one thread", "ms per pass of 12 updates (median)")
 print({name: round(ms, 1) for name, ms in average_ms.items()})
 print(f"tensor progress {average_speedup:.2f}x faster than the float; the float {average_storm:.2f}x the speed of eager")
 assert average_speedup > 1.5, average_speedup  # 2.5x when this lesson was written
@@ -826,7 +821,7 @@ with logged_warnings():
 # about ten seconds).
 
 # %%
-from autograder.lab import timed_in_turns, timing_summary
+from autograder.lab import speed_bars, timed_in_turns, timing_summary
 
 
 class RunningDeviation(torch.nn.Module):
@@ -868,12 +863,7 @@ finally:
 counter_ms = timing_summary(counter_times, "eager", "eager")["ms"]
 fixed_speedup = timing_summary(counter_times, "tensor buffer (fixed)", "int attribute (recompiling)")["ratio"]
 storm_speedup = timing_summary(counter_times, "int attribute (recompiling)", "eager")["ratio"]
-plt.figure(figsize=(6, 2.2))
-plt.barh(list(counter_ms), list(counter_ms.values()), color=["grey", "tab:red", "tab:green"])
-plt.xlabel("ms per pass of 12 calls (median)")
-plt.title("a running average of 3-MB frames, one thread")
-plt.gca().invert_yaxis()
-plt.show()
+speed_bars(counter_ms, "a running average of 3-MB frames, one thread", "ms per pass of 12 calls (median)")
 print({name: round(ms, 1) for name, ms in counter_ms.items()})
 print(f"tensor buffer {fixed_speedup:.2f}x faster than the int attribute; the int attribute {storm_speedup:.2f}x the speed of eager")
 assert fixed_speedup > 1.5, fixed_speedup  # 3.9x when this lesson was written

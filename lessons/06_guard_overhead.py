@@ -514,7 +514,7 @@ check("serve_tuned")
 # twenty seconds: Inductor compiles one graph).
 
 # %%
-from autograder.lab import timed_in_turns, timing_summary
+from autograder.lab import speed_bars, timed_in_turns, timing_summary
 
 
 class ScaleShift(torch.nn.Module):
@@ -556,12 +556,7 @@ finally:
 per_call_us = {name: 1e3 * ms / len(requests) for name, ms in timing_summary(times, "eager", "eager")["ms"].items()}
 over_eager = timing_summary(times, "compiled", "eager")["ratio"]
 skipping = timing_summary(times, "compiled, guards skipped", "compiled")["ratio"]
-plt.figure(figsize=(6, 2.4))
-plt.barh(list(per_call_us), list(per_call_us.values()), color=["grey", "tab:red", "tab:green"])
-plt.xlabel("us per call (median)")
-plt.title("64 small modules, batches of 2 rows, Inductor, one thread")
-plt.gca().invert_yaxis()
-plt.show()
+speed_bars(per_call_us, "64 small modules, batches of 2 rows, Inductor, one thread", "us per call (median)")
 print({name: round(us, 1) for name, us in per_call_us.items()})
 print(f"compiled {over_eager:.1f}x faster than eager; skipping the guards makes the whole call {skipping:.2f}x faster still")
 assert over_eager > 2, over_eager

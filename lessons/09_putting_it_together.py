@@ -50,12 +50,11 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import matplotlib.pyplot as plt
 import torch
 
 from autograder import check, hint
 from autograder.lab import (
-    compilations, failed_guard, gb_id, logged_warnings, read_torch_logs, read_trace, tally_run, timed_in_turns, timing_summary,
+    compilations, failed_guard, gb_id, logged_warnings, read_torch_logs, read_trace, speed_bars, tally_run, timed_in_turns, timing_summary,
 )
 
 print(torch.__version__)
@@ -138,12 +137,7 @@ finally:
     torch.set_num_threads(threads)
 medians = timing_summary(times, "eager", "eager")["ms"]
 speedup = timing_summary(times, "compiled (Inductor)", "eager")["ratio"]
-plt.figure(figsize=(6, 1.8))
-plt.barh(list(medians), list(medians.values()), color=["grey", "tab:red"])
-plt.xlabel("ms per pass of 12 batches (median)")
-plt.title("the scoring service, one thread")
-plt.gca().invert_yaxis()
-plt.show()
+speed_bars(medians, "the scoring service, one thread", "ms per pass of 12 batches (median)")
 print({name: round(ms, 3) for name, ms in medians.items()})
 print(f"compiled over eager: {speedup:.2f}x; {len(compile_warnings)} warning(s) from the compiler while it compiled")
 assert served.getvalue().count("\n") > len(requests)  # every pass logged its lines

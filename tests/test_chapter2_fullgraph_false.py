@@ -38,7 +38,7 @@ PART_TWO = "02b_fullgraph_false.py"  # lesson 2b: 2.5, working with fullgraph=Fa
 SEED = 5
 IDS = ["compile_step_not_loop", "compile_in_place", "disable_preprocess", "strict_vendor_break", "guard_hot_path",
        "predict_strictness", "flatten_nested", "predict_nested", "skip_loop_print", "skip_with_block", "skip_try_block",
-       "skip_recompile_limit", "predict_skips", "isolate_skip", "strict_item_scale", "dead_units_tower"]
+       "skip_recompile_limit", "predict_skips", "isolate_skip", "strict_item_scale", "dead_units_tower", "disable_keeps_hot_eager"]
 EX_IDS = {"2.5.1", "2.5.2", "2.5.3", "2.5.4", "2.5.5.1", "2.5.5.2", "2.5.5.3", "2.5.5.4", "2.5.5.6"}
 
 

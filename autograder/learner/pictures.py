@@ -52,3 +52,18 @@ def graph_diagram(tally, title: str = "", max_ops: int = 8):
     ax.set_title(title or str(tally), fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def speed_bars(medians: dict, title: str, unit: str = "ms per call (median)"):
+    """The run times a lesson measured, one bar per side, top to bottom in the order given: the first
+    grey (eager code), the second red (the broken version), any others green (the fixes). Returns the
+    figure; the numbers stay the caller's to print and assert."""
+    import matplotlib.pyplot as plt
+
+    figure = plt.figure(figsize=(6, 1.0 + 0.4 * len(medians)))
+    plt.barh(list(medians), list(medians.values()), color=(["grey", "tab:red"] + ["tab:green"] * len(medians))[:len(medians)])
+    plt.xlabel(unit)
+    plt.title(title)
+    plt.gca().invert_yaxis()
+    plt.show()
+    return figure
