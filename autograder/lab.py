@@ -17,7 +17,7 @@ from autograder.sandbox.probe import (  # noqa: F401
 )
 from autograder.sandbox.probe import file_reruns as job_reruns  # noqa: F401  (a file's job, run again as new processes)
 from autograder.sandbox.probe.drift import TorchChanged, drift  # noqa: F401
-from autograder.sandbox.timing import interleaved as timed_in_turns, summary as timing_summary  # noqa: F401  (the speed checks' own timing)
+from autograder.sandbox.timing import interleaved as timed_in_turns, one_thread, summary as timing_summary  # noqa: F401  (the speed checks' own timing)
 from autograder.sandbox.probe.messages import (  # noqa: F401
     captured_log, failed_guard, gb_id, gb_type_of, graph_break, guard_log, logged_warnings, parse_guard_tree, read_torch_logs,
 )

@@ -681,7 +681,7 @@ check("top_scores_by_length")
 # minute: Inductor compiles three versions.)
 
 # %%
-from autograder.lab import speed_bars, timed_in_turns, timing_summary
+from autograder.lab import one_thread, speed_bars, timed_in_turns, timing_summary
 
 
 def unit_peak_item(x):
@@ -699,9 +699,7 @@ def unit_peak_tensor(x):
 signal = torch.randn(1 << 23)
 compiled_item, compiled_tensor = torch.compile(unit_peak_item), torch.compile(unit_peak_tensor)
 compiled_captured = torch.compile(lambda x: unit_peak_item(x))  # a frame of its own: compiled with the setting below
-threads = torch.get_num_threads()
-torch.set_num_threads(1)
-try:
+with one_thread():
     with torch.no_grad():
         with torch._dynamo.config.patch(capture_scalar_outputs=True), logged_warnings():
             compiled_captured(signal)          # compiled while the capture is on; its code stays
@@ -712,8 +710,6 @@ try:
                                      "0-d tensor": lambda: compiled_tensor(signal),
                                      ".item() captured": lambda: compiled_captured(signal)}, 3, 15, min_seconds=0.025)
         same = [torch.allclose(fn(signal), unit_peak_item(signal), atol=1e-6) for fn in (compiled_item, compiled_tensor, compiled_captured)]
-finally:
-    torch.set_num_threads(threads)
 peak_ms = timing_summary(peak_times, "eager", "eager")["ms"]
 tensor_speedup = timing_summary(peak_times, "0-d tensor", ".item() in the middle")["ratio"]
 captured_speedup = timing_summary(peak_times, ".item() captured", ".item() in the middle")["ratio"]
@@ -918,7 +914,7 @@ check("log_outside")
 # a fix. (About half a minute: Inductor compiles three versions.)
 
 # %%
-from autograder.lab import speed_bars, timed_in_turns, timing_summary
+from autograder.lab import one_thread, speed_bars, timed_in_turns, timing_summary
 
 
 def chain_print_inside(x):

@@ -382,7 +382,7 @@ check("disable_preprocess")
 # the way the grader's speed checks time a fix. (About fifteen seconds: Inductor compiles the chain.)
 
 # %%
-from autograder.lab import speed_bars, timed_in_turns, timing_summary
+from autograder.lab import one_thread, speed_bars, timed_in_turns, timing_summary
 
 
 def rescale_rows(x):
@@ -409,16 +409,12 @@ def step_fenced_own_frame(x):
 
 rows = torch.randn(2048, 4096)
 whole_tally, own_frame_tally = tally_calls(step_fenced_whole, [(rows[:4],)]), tally_calls(step_fenced_own_frame, [(rows[:4],)])
-threads = torch.get_num_threads()
-torch.set_num_threads(1)
-try:
+with one_thread():
     with contextlib.redirect_stdout(io.StringIO()) as rescale_lines, torch.no_grad():
         whole_compiled, own_frame_compiled = torch.compile(step_fenced_whole), torch.compile(step_fenced_own_frame)
         times = timed_in_turns({"eager": lambda: step_fenced_whole(rows),
                                 "disabled, recursive": lambda: whole_compiled(rows),
                                 "disabled, recursive=False": lambda: own_frame_compiled(rows)}, 3, 15, min_seconds=0.025)
-finally:
-    torch.set_num_threads(threads)
 medians = timing_summary(times, "eager", "eager")["ms"]
 own_frame_speedup = timing_summary(times, "disabled, recursive=False", "disabled, recursive")["ratio"]
 whole_speedup = timing_summary(times, "disabled, recursive", "eager")["ratio"]
@@ -980,7 +976,7 @@ check("skip_loop_print")
 # second tower.)
 
 # %%
-from autograder.lab import speed_bars, timed_in_turns, timing_summary
+from autograder.lab import one_thread, speed_bars, timed_in_turns, timing_summary
 
 gen = torch.Generator().manual_seed(0)
 gains = [1 + 0.1 * torch.randn(256, generator=gen) for _ in range(10)]
@@ -1003,16 +999,12 @@ def tower_keeping_tensors(x):
 
 
 batch = torch.randn(128, 256)
-threads = torch.get_num_threads()
-torch.set_num_threads(1)
-try:
+with one_thread():
     with torch.no_grad():
         logging_compiled, tensors_compiled = torch.compile(tower_logging_numbers), torch.compile(tower_keeping_tensors)
         times = timed_in_turns({"eager": lambda: tower_logging_numbers(batch),
                                 "logging numbers, compiled": lambda: logging_compiled(batch),
                                 "keeping tensors, compiled": lambda: tensors_compiled(batch)}, 3, 15, min_seconds=0.025)
-finally:
-    torch.set_num_threads(threads)
 medians = timing_summary(times, "eager", "eager")["ms"]
 fixed_speedup = timing_summary(times, "keeping tensors, compiled", "logging numbers, compiled")["ratio"]
 skipped_speedup = timing_summary(times, "logging numbers, compiled", "eager")["ratio"]

@@ -51,7 +51,7 @@ import torch
 import torch.nn.functional as F
 
 from autograder import check, hint
-from autograder.lab import call_timeline, captured_log, drift, failed_guard, logged_warnings, tally_calls, tally_run
+from autograder.lab import call_timeline, captured_log, drift, failed_guard, logged_warnings, one_thread, tally_calls, tally_run
 
 torch.manual_seed(0)
 print(torch.__version__)
@@ -289,17 +289,13 @@ def eager_timeline(fn, calls):
     return seconds
 
 
-threads = torch.get_num_threads()
-torch.set_num_threads(1)
-try:
+with one_thread():
     with logged_warnings(), warnings.catch_warnings(), inductor_config.patch(force_disable_caches=True), torch.no_grad():
         warnings.simplefilter("ignore", UserWarning)  # "dynamo_pgo force disabled": caches off is the point here
         call_timeline(lambda x: x.sin() + 1, [(torch.randn(4),)], backend="inductor")  # the one-time CPU check
         storm_records = call_timeline(pool_log, serving, backend="inductor")
         fixed_records = call_timeline(pool_fixed, serving, backend="inductor")
         eager_seconds = eager_timeline(pool_log, serving)
-finally:
-    torch.set_num_threads(threads)
 loop_seconds = {"eager": eager_seconds, "math.log (storm)": [r.seconds for r in storm_records],
                 "torch.log (fixed)": [r.seconds for r in fixed_records]}
 totals = {name: sum(seconds) for name, seconds in loop_seconds.items()}
@@ -713,9 +709,7 @@ def twelve_updates(model):
     return lambda: [model(*student) for _ in range(12)]
 
 
-threads = torch.get_num_threads()
-torch.set_num_threads(1)  # before Inductor compiles: it writes the thread count into its kernels
-try:
+with one_thread():  # before Inductor compiles: it writes the thread count into its kernels
     with logged_warnings(), torch.no_grad():
         tensor_average = torch.compile(TeacherAverage(tensor_progress=True))
         float_average = torch.compile(TeacherAverage())
@@ -723,8 +717,6 @@ try:
         average_times = timed_in_turns({"eager": twelve_updates(TeacherAverage()),
                                         "float progress (recompiling)": twelve_updates(float_average),
                                         "tensor progress (fixed)": twelve_updates(tensor_average)}, 1, 15, min_seconds=0.025)
-finally:
-    torch.set_num_threads(threads)
 average_ms = timing_summary(average_times, "eager", "eager")["ms"]
 average_speedup = timing_summary(average_times, "tensor progress (fixed)", "float progress (recompiling)")["ratio"]
 average_storm = timing_summary(average_times, "float progress (recompiling)", "eager")["ratio"]
@@ -846,9 +838,7 @@ def one_pass(model):
     return lambda: [model(frame) for frame in frames]
 
 
-threads = torch.get_num_threads()
-torch.set_num_threads(1)  # set before Inductor compiles: it writes the thread count into its kernels
-try:
+with one_thread():  # set before Inductor compiles: it writes the thread count into its kernels
     with logged_warnings(), torch.no_grad():
         int_counter = torch.compile(RunningDeviation(frames[0].shape))
         tensor_counter = torch.compile(RunningDeviation(frames[0].shape, tensor_counter=True))
@@ -858,8 +848,6 @@ try:
         counter_times = timed_in_turns({"eager": one_pass(RunningDeviation(frames[0].shape)),
                                         "int attribute (recompiling)": one_pass(int_counter),
                                         "tensor buffer (fixed)": one_pass(tensor_counter)}, 1, 15, min_seconds=0.025)
-finally:
-    torch.set_num_threads(threads)
 counter_ms = timing_summary(counter_times, "eager", "eager")["ms"]
 fixed_speedup = timing_summary(counter_times, "tensor buffer (fixed)", "int attribute (recompiling)")["ratio"]
 storm_speedup = timing_summary(counter_times, "int attribute (recompiling)", "eager")["ratio"]

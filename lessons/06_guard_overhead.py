@@ -514,7 +514,7 @@ check("serve_tuned")
 # twenty seconds: Inductor compiles one graph).
 
 # %%
-from autograder.lab import speed_bars, timed_in_turns, timing_summary
+from autograder.lab import one_thread, speed_bars, timed_in_turns, timing_summary
 
 
 class ScaleShift(torch.nn.Module):
@@ -541,9 +541,7 @@ def serve_all(model, skip_guards=False):
     return serve
 
 
-threads = torch.get_num_threads()
-torch.set_num_threads(1)  # as the grader times: one thread, set before Inductor compiles
-try:
+with one_thread():  # as the grader times: one thread, set before Inductor compiles
     torch._dynamo.reset()
     stack_compiled = torch.compile(stack, dynamic=False)  # Inductor
     with torch.no_grad():
@@ -551,8 +549,6 @@ try:
         times = timed_in_turns({"eager": serve_all(stack), "compiled": serve_all(stack_compiled),
                                 "compiled, guards skipped": serve_all(stack_compiled, skip_guards=True)},
                                3, 15, min_seconds=0.025)
-finally:
-    torch.set_num_threads(threads)
 per_call_us = {name: 1e3 * ms / len(requests) for name, ms in timing_summary(times, "eager", "eager")["ms"].items()}
 over_eager = timing_summary(times, "compiled", "eager")["ratio"]
 skipping = timing_summary(times, "compiled, guards skipped", "compiled")["ratio"]

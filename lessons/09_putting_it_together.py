@@ -54,7 +54,7 @@ import torch
 
 from autograder import check, hint
 from autograder.lab import (
-    compilations, failed_guard, gb_id, logged_warnings, read_torch_logs, read_trace, speed_bars, tally_run, timed_in_turns, timing_summary,
+    compilations, failed_guard, gb_id, logged_warnings, one_thread, read_torch_logs, read_trace, speed_bars, tally_run, timed_in_turns, timing_summary,
 )
 
 print(torch.__version__)
@@ -124,17 +124,13 @@ print(Scorer())
 # %%
 requests = batches()
 eager_model, compiled_model = Scorer(), torch.compile(Scorer())
-threads = torch.get_num_threads()
-torch.set_num_threads(1)
-try:
+with one_thread():
     with contextlib.redirect_stdout(io.StringIO()) as served, logged_warnings() as compile_warnings, torch.no_grad():
         for x in requests:  # the warm-up pass: this is where the compiling happens
             compiled_model(x)
         times = timed_in_turns({"eager": lambda: [eager_model(x) for x in requests],
                                 "compiled (Inductor)": lambda: [compiled_model(x) for x in requests]},
                                3, 15, min_seconds=0.025)
-finally:
-    torch.set_num_threads(threads)
 medians = timing_summary(times, "eager", "eager")["ms"]
 speedup = timing_summary(times, "compiled (Inductor)", "eager")["ratio"]
 speed_bars(medians, "the scoring service, one thread", "ms per pass of 12 batches (median)")

@@ -328,3 +328,16 @@ def test_interleaved_timing_starts_each_repeat_with_another_side():
     timing.interleaved(sides, warmup=0, repeats=3)
     assert [order[i * 3] for i in range(3)] == ["eager", "fix", "starter"]
     assert all(sorted(order[i * 3:i * 3 + 3]) == ["eager", "fix", "starter"] for i in range(3))
+
+
+def test_one_thread_sets_one_thread_and_puts_the_count_back_even_after_an_error():
+    import torch
+
+    from autograder.lab import one_thread
+
+    before = torch.get_num_threads()
+    with pytest.raises(ZeroDivisionError):
+        with one_thread():
+            assert torch.get_num_threads() == 1
+            1 / 0
+    assert torch.get_num_threads() == before

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 import time
@@ -58,6 +59,18 @@ def quartiles(values: list[float]) -> tuple[float, float]:
         return (values[0], values[0]) if values else (0.0, 0.0)
     q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive")
     return q1, q3
+
+
+@contextlib.contextmanager
+def one_thread():
+    """Run the block on one CPU thread, as the speed checks time (set it before Inductor compiles:
+    the thread count is part of what a compiled kernel assumes), then put the count back."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def interleaved(sides: dict, warmup: int, repeats: int, min_seconds: float = 0.0) -> dict[str, list[float]]:
