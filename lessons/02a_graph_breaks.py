@@ -933,11 +933,9 @@ def chain_print_last(x):
 values = torch.randn(1 << 23)
 compiled_inside, compiled_last = torch.compile(chain_print_inside), torch.compile(chain_print_last)
 compiled_reordered = torch.compile(lambda x: chain_print_inside(x))  # a frame of its own: compiled with the setting below
-threads = torch.get_num_threads()
-torch.set_num_threads(1)
 torch._dynamo.config.reorderable_logging_functions.add(print)
 try:
-    with contextlib.redirect_stdout(io.StringIO()) as chain_lines, torch.no_grad():
+    with one_thread(), contextlib.redirect_stdout(io.StringIO()) as chain_lines, torch.no_grad():
         compiled_reordered(values)  # compiled while print is reorderable
         torch._dynamo.config.reorderable_logging_functions.discard(print)
         compiled_inside(values), compiled_last(values)
@@ -947,7 +945,6 @@ try:
                                 "print reorderable": lambda: compiled_reordered(values)}, 3, 15, min_seconds=0.025)
 finally:
     torch._dynamo.config.reorderable_logging_functions.discard(print)  # the config is global: put it back
-    torch.set_num_threads(threads)
 medians = timing_summary(times, "eager", "eager")["ms"]
 last_speedup = timing_summary(times, "print after the last op", "print in the middle")["ratio"]
 reordered_speedup = timing_summary(times, "print reorderable", "print in the middle")["ratio"]

@@ -6,6 +6,7 @@ nothing but the common measurement (``probe.measure``) and the reference outputs
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 
@@ -225,8 +226,6 @@ def speed_measure(spec, lab) -> dict:
     ``against = "starter"``, against the starter compiled the same way, all timed in one interleaved
     loop in this process. ``mode = "end_to_end"``: whole cold schedules, compile included. A spread
     of the decisive ratios above ``max_spread`` is retried once with twice the repeats (rounds)."""
-    import torch
-
     from autograder.sandbox import timing
 
     p = spec.params
@@ -239,16 +238,11 @@ def speed_measure(spec, lab) -> dict:
     against, mode, backend = p.get("against", "eager"), p.get("mode", "steady"), p.get("backend", "inductor")
     limit = p.get("max_spread", 0.5)
     load_before = timing.load_average()
-    threads = torch.get_num_threads()
-    if timing.device_kind() == "cpu":
-        # One thread, set before anything is compiled (Inductor writes the thread count into its
-        # kernels): on a shared machine a parallel kernel waits for whichever of its threads the
-        # scheduler has put aside, and those waits, not the code, decided the timings.
-        torch.set_num_threads(1)
-    try:
+    # One thread on a CPU, set before anything is compiled (Inductor writes the thread count into its
+    # kernels): on a shared machine a parallel kernel waits for whichever of its threads the
+    # scheduler has put aside, and those waits, not the code, decided the timings.
+    with timing.one_thread() if timing.device_kind() == "cpu" else contextlib.nullcontext():
         return _speed(spec, lab, against, mode, backend, limit, load_before)
-    finally:
-        torch.set_num_threads(threads)
 
 
 def _speed(spec, lab, against, mode, backend, limit, load_before) -> dict:
