@@ -139,13 +139,14 @@ def serve(parent: int | None = None) -> None:
 
     load_all()
     processes.become_subreaper()
-    from autograder.sandbox import identity, python_headers
+    from autograder.sandbox import identity, kernel_headers, python_headers
 
     python_headers.readable_copy()  # found or made once; every grading forked from here knows it
     # Inductor's check of the CPU (probe.check_cpu_for_inductor) is done here once and found done by every
     # grading forked from here: now where the learner child cannot start this interpreter (it must run
     # as root), else before the first grading that may build C++ kernels (each such grading paid it).
     cpu_checked = identity.drop_wanted() and identity.inductor_needs_root()
+    headers_built = False
     if cpu_checked:
         autograder.sandbox.probe.check_cpu_for_inductor()
     prepare_watch = autograder.sandbox.integrity.prepare
@@ -170,9 +171,14 @@ def serve(parent: int | None = None) -> None:
             else:
                 control.poll()
         job = json.loads(control.readline())
-        if not cpu_checked and _builds_cpu_kernels(job):
-            autograder.sandbox.probe.check_cpu_for_inductor()
-            cpu_checked = True
+        if not headers_built and _builds_cpu_kernels(job):
+            if not cpu_checked:
+                autograder.sandbox.probe.check_cpu_for_inductor()
+                cpu_checked = True
+            # Inductor's precompiled header, built once here for every later grading to include
+            # (each grading used to parse ATen's headers again for every kernel it compiled).
+            kernel_headers.prepare()
+            headers_built = True
         if learner is not None and learner.report_in():
             if time.monotonic() > learner.deadline:
                 learner.data = b""  # too late: nothing is imported, as in wait_for_report

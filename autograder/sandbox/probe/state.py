@@ -175,8 +175,11 @@ def check_cpu_for_inductor() -> None:
 
 
 def private_compile_caches() -> None:
-    """Inductor in a grading's own, empty cache folder: no precompiled header, which would be rebuilt
-    for every grading (and is larger than a grading may write)."""
+    """Inductor in a grading's own, empty cache folder. Its precompiled header is the grader's
+    prebuilt one where the warm worker made it (``kernel_headers``), else none: a grading's own would
+    be rebuilt for every grading (and is larger than a grading may write)."""
     import torch._inductor.config as inductor_config
 
-    inductor_config.cpp_cache_precompile_headers = False
+    from autograder.sandbox import kernel_headers
+
+    inductor_config.cpp_cache_precompile_headers = kernel_headers.use_prebuilt()

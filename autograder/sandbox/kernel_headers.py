@@ -1,0 +1,206 @@
+"""Inductor's precompiled C++ header: built once by the grader, only ever read by gradings.
+
+Inductor compiles every CPU kernel against ``torch/csrc/inductor/cpp_prefix.h``, which pulls in a
+large part of ATen's headers; parsed afresh for each kernel, that header is most of a kernel's g++
+time. Inductor can compile it once into a ``.gch`` (about 150 MB) and include that instead, but it
+keeps the file in one folder per machine user (``/tmp/torchinductor_USER/precompiled_headers``),
+which a grading must neither write (a submission would plant a header that a later grading's
+kernels include) nor fill (150 MB is more than a grading may write: a truncated file breaks every
+later compile with the same flags). So gradings used to compile without it.
+
+Here the warm worker, as root and before any learner code, builds the header in a throwaway fork
+of itself (``prepare``), set up as a grading is (the same Python headers, a private cache folder),
+into ``/run/autograder-kernel-headers``: root's alone to write, public to read, like the public copy
+of Python's headers (``python_headers``). The fork records each call that asked Inductor for the
+header (the header, the compiler's command line, the build options) and the file it got. A grading
+forked from the worker (``use_prebuilt``) is answered from that record alone: where its call is one
+of those, its kernels include the prebuilt header; any other call (other flags) gets no header and
+compiles as before. A grading never builds, writes or locks anything in that folder.
+
+Used only where every grading on the machine drops to a user of its own
+(``identity.some_grading_keeps_root``): a grading running as root could rewrite the file. The
+checks that time compiling (``compile_cost``, ``warm_start``) compile without it, so the compile
+times their thresholds were studied on do not change.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import select
+import shutil
+import stat
+import tempfile
+import time
+
+SWITCH = "AUTOGRADER_KERNEL_HEADERS"  # "0": gradings compile without the prebuilt header
+PARENTS = ("/run",)  # root's alone to write in: nobody else can make the folder first
+FOLDER_NAME = "autograder-kernel-headers"
+_known: dict = {}  # (header, command line, build options) -> the prebuilt header's path
+answered = {"prebuilt": 0, "without": 0}  # in a grading: Inductor's requests, by answer
+
+
+def prepare(timeout: float = 600.0) -> str | None:
+    """In the warm worker, as root, before any learner code runs: find or build the header and record
+    the calls it answers. Returns why it is not used here, or None once gradings forked from now on
+    will include it."""
+    if _known:
+        return None
+    if os.environ.get(SWITCH, "1") == "0":
+        return f"{SWITCH}=0"
+    from autograder.sandbox import identity
+
+    why = identity.some_grading_keeps_root()
+    if why:
+        return why
+    folder = _public_folder()
+    if folder is None:
+        return f"no folder root's alone to write under {', '.join(PARENTS)}"
+    calls = _record_in_fork(folder, timeout)
+    if not calls:
+        return "the throwaway build of the header failed"
+    for header, command, options, path in calls:
+        key = _key(header, command, options)
+        if key is not None and path and _sound(folder, path):
+            _known[key] = path
+    return None if _known else "the header built is not root's alone"
+
+
+def use_prebuilt() -> bool:
+    """In a grading: answer Inductor's requests for a precompiled header from the record alone.
+    Returns whether Inductor should ask at all (``cpp_cache_precompile_headers``)."""
+    if not _known:
+        return False
+    import torch._inductor.codecache as codecache
+
+    codecache._precompile_header = _prebuilt_only
+    return True
+
+
+def ready() -> bool:
+    return bool(_known)
+
+
+def _prebuilt_only(header: str, hashable_cmd_line: str, **options) -> str | None:
+    """Inductor's ``_precompile_header``, answered without building: the prebuilt header for a call
+    the grader recorded, else None (the kernel is compiled without one)."""
+    key = _key(header, hashable_cmd_line, options)
+    path = _known.get(key) if key is not None else None
+    answered["prebuilt" if path else "without"] += 1
+    return path
+
+
+def _key(header: str, command: str, options: dict):
+    try:
+        key = (header, command, tuple(sorted(options.items())))
+        hash(key)
+    except TypeError:
+        return None  # an option that cannot be compared: never matched
+    return key
+
+
+def _public_folder() -> str | None:
+    for parent in PARENTS:
+        folder = os.path.join(parent, FOLDER_NAME)
+        try:
+            os.mkdir(folder, 0o755)
+        except FileExistsError:
+            pass
+        except OSError:
+            continue
+        if _root_owned_closed(folder, directory=True):
+            return folder
+    return None
+
+
+def _root_owned_closed(path: str, directory: bool = False) -> bool:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    kind = stat.S_ISDIR if directory else stat.S_ISREG
+    return kind(info.st_mode) and info.st_uid == 0 and not info.st_mode & 0o022
+
+
+def _sound(folder: str, path: str) -> bool:
+    """The header and its compiled form are plain files directly in ``folder``, root's, closed to
+    writes by others."""
+    return (os.path.dirname(path) == folder and _root_owned_closed(path)
+            and _root_owned_closed(path + ".gch"))
+
+
+def _record_in_fork(folder: str, timeout: float) -> list | None:
+    """Build in a throwaway fork (nothing of Inductor's compiled state reaches the worker) and read
+    back the calls it recorded."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the fork, which leaves with os._exit
+        code = 1
+        try:
+            os.close(read_end)
+            data = pickle.dumps(_build(folder))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write_end, view):]
+            code = 0
+        except BaseException:  # noqa: BLE001 - any failure: the worker goes on without the header
+            pass
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    chunks, deadline = [], time.monotonic() + timeout
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([read_end], [], [], left)[0]:
+                os.kill(pid, 9)
+                return None
+            chunk = os.read(read_end, 1 << 16)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read_end)
+        os.waitpid(pid, 0)
+    try:
+        return pickle.loads(b"".join(chunks))  # noqa: S301 - from the grader's own fork, before any learner code
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _sample(x):
+    return (x.sin() * 2 + x.cos()).sum(1)  # a fused loop and a reduction: a C++ kernel with the prefix header
+
+
+def _build(folder: str) -> list:
+    """In the fork: compile a small function with Inductor as a grading would, the header going to
+    ``folder``; returns each request for the header as (header, command line, options, path)."""
+    import torch
+    import torch._inductor.codecache as codecache
+    import torch._inductor.config as inductor_config
+
+    from autograder.sandbox import identity, python_headers
+
+    copy = python_headers.readable_copy()
+    if copy and copy != python_headers.interpreter_headers():
+        python_headers.use(copy)  # the include folder a grading's command line names
+    scratch = tempfile.mkdtemp(prefix="autograder-kernel-headers-")
+    try:
+        identity.compile_caches_in(scratch)
+        codecache._HEADER_DIR = folder
+        codecache._HEADER_LOCK_DIR = os.path.join(folder, "locks")
+        inductor_config.cpp_cache_precompile_headers = True
+        calls: list = []
+        original = codecache._precompile_header
+
+        def recording(header, hashable_cmd_line, **options):
+            path = original(header, hashable_cmd_line, **options)
+            calls.append((header, hashable_cmd_line, options, path))
+            return path
+
+        codecache._precompile_header = recording
+        with torch.no_grad():
+            torch.compile(_sample, backend="inductor")(torch.randn(8, 8))
+        return calls
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -1,0 +1,132 @@
+"""Inductor's precompiled header, built once by the warm worker as root and only read by gradings
+(``sandbox/kernel_headers.py``): a grading's kernels include it, no grading builds or changes it,
+a request it was not built for compiles without it, and the checks that time compiling never use it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.sandbox import identity, kernel_headers
+from autograder.sandbox.permissions import running_as_root
+
+ROOT = Path(__file__).resolve().parent.parent
+EVERY_GRADING_DROPS = pytest.mark.skipif(not running_as_root() or identity.some_grading_keeps_root() is not None,
+                                         reason="the header is shared only where every grading drops root")
+
+# Runs in a fresh interpreter: what the warm worker does, then a grading forked from it that drops
+# to nobody, compiles with Inductor, and tries to change the header.
+GRADING = r"""
+import os, sys, tempfile
+import torch, html.entities, networkx
+import torch._inductor.compile_fx, torch._inductor.graph, torch._inductor.scheduler, torch._inductor.async_compile
+import torch._inductor.codegen.cpp, torch._inductor.codegen.cpp_wrapper_cpu
+from autograder.sandbox import kernel_headers, python_headers, probe
+probe.check_cpu_for_inductor()
+assert kernel_headers.prepare() is None
+folder = os.path.join(kernel_headers.PARENTS[0], kernel_headers.FOLDER_NAME)
+def listing():
+    return sorted((name, os.stat(os.path.join(folder, name)).st_mtime_ns) for name in os.listdir(folder))
+before = listing()
+pid = os.fork()
+if pid == 0:
+    code = 1
+    try:
+        copy = python_headers.readable_copy()
+        if copy != python_headers.interpreter_headers():
+            python_headers.use(copy)
+        scratch = tempfile.mkdtemp()
+        os.chown(scratch, 65534, 65534)
+        os.setgid(65534); os.setuid(65534)
+        from autograder.sandbox.identity import compile_caches_in
+        compile_caches_in(scratch)
+        probe.private_compile_caches()
+        torch._inductor.config.compile_threads = 1
+        def f(x):
+            return (x.sin() * 3 + x.cos()).relu().sum(0)
+        x = torch.randn(64, 33)
+        assert torch.allclose(torch.compile(f, backend="inductor")(x), f(x), atol=1e-5)
+        assert kernel_headers.answered["prebuilt"] >= 1 and kernel_headers.answered["without"] == 0, kernel_headers.answered
+        # A request with other flags gets no header, and nothing is built for it.
+        assert kernel_headers._prebuilt_only("torch/csrc/inductor/cpp_prefix.h", "g++ -O0 other flags", min_optimize=True) is None
+        # The compile-time checks compile without it.
+        seen = dict(kernel_headers.answered)
+        probe.cold_compile(lambda x: (x * 2).tanh().sum(1), [(torch.randn(8, 5),)], "inductor")
+        assert kernel_headers.answered == seen, (seen, kernel_headers.answered)
+        for name in os.listdir(folder):
+            path = os.path.join(folder, name)
+            inside = path if os.path.isdir(path) else folder
+            change = (lambda: os.rmdir(path)) if os.path.isdir(path) else (lambda: open(path, "ab"))
+            for attempt in (change, lambda: os.rename(path, path + ".old"), lambda: open(os.path.join(inside, "planted.h"), "w")):
+                try:
+                    attempt()
+                except PermissionError:
+                    continue
+                raise AssertionError(f"a grading changed {path}")
+        code = 0
+    except BaseException:
+        import traceback
+        traceback.print_exc()
+    finally:
+        os._exit(code)
+_, status = os.waitpid(pid, 0)
+assert os.waitstatus_to_exitcode(status) == 0
+assert listing() == before, "the grading built or changed something in the header's folder"
+print("ok")
+"""
+
+
+@EVERY_GRADING_DROPS
+def test_a_grading_includes_the_prebuilt_header_and_cannot_change_it():
+    run = subprocess.run([sys.executable, "-c", GRADING], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 0 and run.stdout.strip().endswith("ok"), (run.stdout[-2000:], run.stderr[-4000:])
+
+
+def test_nothing_is_shared_where_a_grading_may_keep_root(monkeypatch):
+    monkeypatch.setattr(kernel_headers, "_known", {})
+    monkeypatch.setattr(identity, "some_grading_keeps_root", lambda: "AUTOGRADER_DROP_PRIVILEGES=0")
+    assert kernel_headers.prepare() == "AUTOGRADER_DROP_PRIVILEGES=0"
+    assert kernel_headers.use_prebuilt() is False
+
+
+def test_the_switch_turns_it_off(monkeypatch):
+    monkeypatch.setattr(kernel_headers, "_known", {})
+    monkeypatch.setenv(kernel_headers.SWITCH, "0")
+    assert kernel_headers.prepare() == f"{kernel_headers.SWITCH}=0"
+    assert kernel_headers.use_prebuilt() is False
+
+
+@pytest.mark.skipif(not running_as_root(), reason="ownership by root is what is checked")
+@pytest.mark.parametrize("change", ["none", "foreign_folder", "writable_header", "linked_header", "elsewhere"])
+def test_a_header_not_roots_alone_is_not_used(tmp_path, monkeypatch, change):
+    """A file someone else could have written would be compiled into every later grading's kernels."""
+    parent = tmp_path / "run"
+    parent.mkdir(mode=0o755)
+    monkeypatch.setattr(kernel_headers, "PARENTS", (str(parent),))
+    folder = parent / kernel_headers.FOLDER_NAME
+    folder.mkdir(mode=0o755)
+    header = folder / "abc.h"
+    header.write_text("#include <torch/csrc/inductor/cpp_prefix.h>\n")
+    compiled = folder / "abc.h.gch"
+    compiled.write_bytes(b"gch")
+    for path in (header, compiled):
+        path.chmod(0o644)
+    path = str(header)
+    if change == "foreign_folder":
+        os.chown(folder, 65534, 65534)
+    elif change == "writable_header":
+        compiled.chmod(0o666)
+    elif change == "linked_header":
+        compiled.unlink()
+        (tmp_path / "real.gch").write_bytes(b"gch")
+        compiled.symlink_to(tmp_path / "real.gch")
+    elif change == "elsewhere":
+        path = str(tmp_path / "abc.h")
+    found = kernel_headers._public_folder()
+    sound = found is not None and kernel_headers._sound(found, path)
+    assert sound == (change == "none")
