@@ -130,3 +130,70 @@ def test_a_header_not_roots_alone_is_not_used(tmp_path, monkeypatch, change):
     found = kernel_headers._public_folder()
     sound = found is not None and kernel_headers._sound(found, path)
     assert sound == (change == "none")
+
+
+# A grader that is not root (a learner's own machine): shared among that learner's gradings only
+# with AUTOGRADER_KERNEL_HEADERS=own, which ./course sets. Simulated here by a root process that
+# believes it is not root: the ownership rules are the same, with its own user in root's place.
+OWN = r"""
+import os, tempfile
+import torch
+from autograder.sandbox import kernel_headers, permissions, probe
+permissions.running_as_root = lambda: False
+probe.check_cpu_for_inductor()
+os.environ.pop(kernel_headers.SWITCH, None)
+assert "not root" in kernel_headers.prepare()
+assert not kernel_headers.ready()
+os.environ[kernel_headers.SWITCH] = "own"
+assert kernel_headers.prepare() is None, "own"
+import torch._inductor.codecache as codecache
+assert all(os.path.dirname(path) == codecache._HEADER_DIR for path in kernel_headers._known.values())
+pid = os.fork()
+if pid == 0:
+    code = 1
+    try:
+        from autograder.sandbox.identity import compile_caches_in
+        compile_caches_in(tempfile.mkdtemp())
+        probe.private_compile_caches()
+        torch._inductor.config.compile_threads = 1
+        f = lambda x: (x.exp() - x).abs().amax(1)
+        x = torch.randn(16, 40)
+        assert torch.allclose(torch.compile(f, backend="inductor")(x), f(x))
+        assert kernel_headers.answered["prebuilt"] >= 1 and kernel_headers.answered["without"] == 0, kernel_headers.answered
+        code = 0
+    except BaseException:
+        import traceback
+        traceback.print_exc()
+    finally:
+        os._exit(code)
+_, status = os.waitpid(pid, 0)
+assert os.waitstatus_to_exitcode(status) == 0
+print("ok")
+"""
+
+
+@pytest.mark.skipif(not running_as_root(), reason="simulates a grader that is not root from a root process")
+def test_a_learners_own_grader_shares_it_only_when_told_to():
+    env = {k: v for k, v in os.environ.items() if k != kernel_headers.SWITCH}
+    run = subprocess.run([sys.executable, "-c", OWN], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                         env={**env, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 0 and run.stdout.strip().endswith("ok"), (run.stdout[-2000:], run.stderr[-4000:])
+
+
+@pytest.mark.skipif(not running_as_root(), reason="needs another user to own the folder")
+def test_an_own_folder_someone_else_made_is_refused(tmp_path, monkeypatch):
+    import torch._inductor.codecache as codecache
+
+    parent = tmp_path / "torchinductor_learner"
+    folder = parent / "precompiled_headers"
+    folder.mkdir(parents=True)
+    tmp_path.chmod(0o755)
+    monkeypatch.setattr(codecache, "_HEADER_DIR", str(folder))
+    for path in (parent, folder):
+        path.chmod(0o755)
+    assert kernel_headers._own_folder() == str(folder)
+    os.chown(parent, 65534, 65534)  # another user made the folder first under /tmp
+    assert kernel_headers._own_folder() is None
+    os.chown(parent, 0, 0)
+    folder.chmod(0o777)
+    assert kernel_headers._own_folder() is None

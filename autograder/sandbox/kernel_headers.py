@@ -17,9 +17,16 @@ forked from the worker (``use_prebuilt``) is answered from that record alone: wh
 of those, its kernels include the prebuilt header; any other call (other flags) gets no header and
 compiles as before. A grading never builds, writes or locks anything in that folder.
 
-Used only where every grading on the machine drops to a user of its own
-(``identity.some_grading_keeps_root``): a grading running as root could rewrite the file. The
-checks that time compiling (``compile_cost``, ``warm_start``) compile without it, so the compile
+As root it is used only where every grading on the machine drops to a user of its own
+(``identity.some_grading_keeps_root``): a grading running as root could rewrite the file. A grader
+that is not root runs every submission as its own user, who could rewrite the file for the
+gradings after it: there it is used only with ``AUTOGRADER_KERNEL_HEADERS=own``, which ``./course``
+sets for a learner grading their own work on their own machine (nothing but their own progress is
+at stake there, docs/THREAT_MODEL.md), in Inductor's own folder for that user, the one the
+learner's own compiles (the lessons) use; a folder or file someone else owns or may write is
+refused. A batch of other people's work run by a user who is not root never shares it.
+
+The checks that time compiling (``compile_cost``, ``warm_start``) compile without it, so the compile
 times their thresholds were studied on do not change.
 """
 
@@ -33,7 +40,7 @@ import stat
 import tempfile
 import time
 
-SWITCH = "AUTOGRADER_KERNEL_HEADERS"  # "0": gradings compile without the prebuilt header
+SWITCH = "AUTOGRADER_KERNEL_HEADERS"  # "0": never; "own": also where the grader is not root (a learner's own machine)
 PARENTS = ("/run",)  # root's alone to write in: nobody else can make the folder first
 FOLDER_NAME = "autograder-kernel-headers"
 _known: dict = {}  # (header, command line, build options) -> the prebuilt header's path
@@ -46,16 +53,23 @@ def prepare(timeout: float = 600.0) -> str | None:
     will include it."""
     if _known:
         return None
-    if os.environ.get(SWITCH, "1") == "0":
+    mode = os.environ.get(SWITCH, "1")
+    if mode == "0":
         return f"{SWITCH}=0"
     from autograder.sandbox import identity
+    from autograder.sandbox.permissions import running_as_root
 
-    why = identity.some_grading_keeps_root()
-    if why:
-        return why
-    folder = _public_folder()
+    if running_as_root():
+        why = identity.some_grading_keeps_root()
+        if why:
+            return why
+        folder = _public_folder()
+    elif mode == "own":
+        folder = _own_folder()
+    else:
+        return f"the grader is not root, so every submission could rewrite it ({SWITCH}=own shares it among one learner's gradings)"
     if folder is None:
-        return f"no folder root's alone to write under {', '.join(PARENTS)}"
+        return "no folder that only this grader's user may write"
     calls = _record_in_fork(folder, timeout)
     if not calls:
         return "the throwaway build of the header failed"
@@ -63,7 +77,7 @@ def prepare(timeout: float = 600.0) -> str | None:
         key = _key(header, command, options)
         if key is not None and path and _sound(folder, path):
             _known[key] = path
-    return None if _known else "the header built is not root's alone"
+    return None if _known else "the header built is not this grader's user's alone"
 
 
 def use_prebuilt() -> bool:
@@ -108,25 +122,41 @@ def _public_folder() -> str | None:
             pass
         except OSError:
             continue
-        if _root_owned_closed(folder, directory=True):
+        if _owned_closed(folder, directory=True):
             return folder
     return None
 
 
-def _root_owned_closed(path: str, directory: bool = False) -> bool:
+def _own_folder() -> str | None:
+    """Inductor's own folder for this user's precompiled headers (``/tmp/torchinductor_USER/...``),
+    made when missing; None where it or its parent belongs to someone else or is open to writes
+    by others (a folder another user made first under /tmp)."""
+    import torch._inductor.codecache as codecache
+
+    folder = codecache._HEADER_DIR
+    try:
+        os.makedirs(folder, 0o755, exist_ok=True)
+    except OSError:
+        return None
+    if all(_owned_closed(path, directory=True) for path in (os.path.dirname(folder), folder)):
+        return folder
+    return None
+
+
+def _owned_closed(path: str, directory: bool = False) -> bool:
+    """``path`` is a plain file (or folder) of this process's user, closed to writes by others."""
     try:
         info = os.lstat(path)
     except OSError:
         return False
     kind = stat.S_ISDIR if directory else stat.S_ISREG
-    return kind(info.st_mode) and info.st_uid == 0 and not info.st_mode & 0o022
+    return kind(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022
 
 
 def _sound(folder: str, path: str) -> bool:
-    """The header and its compiled form are plain files directly in ``folder``, root's, closed to
-    writes by others."""
-    return (os.path.dirname(path) == folder and _root_owned_closed(path)
-            and _root_owned_closed(path + ".gch"))
+    """The header and its compiled form are plain files directly in ``folder``, this user's (root's,
+    for a root grader), closed to writes by others."""
+    return os.path.dirname(path) == folder and _owned_closed(path) and _owned_closed(path + ".gch")
 
 
 def _record_in_fork(folder: str, timeout: float) -> list | None:
