@@ -197,3 +197,23 @@ def test_an_own_folder_someone_else_made_is_refused(tmp_path, monkeypatch):
     os.chown(parent, 0, 0)
     folder.chmod(0o777)
     assert kernel_headers._own_folder() is None
+
+
+@pytest.mark.skipif(not running_as_root(), reason="the shared folder is root's")
+def test_a_failed_build_leaves_no_header_behind(tmp_path, monkeypatch):
+    """A .gch cut short would break every later compile that includes it, and the next build would
+    find it and take it as done."""
+    parent = tmp_path / "run"
+    parent.mkdir(mode=0o755)
+    monkeypatch.setattr(kernel_headers, "PARENTS", (str(parent),))
+    monkeypatch.setattr(kernel_headers, "_known", {})
+    monkeypatch.setattr(identity, "some_grading_keeps_root", lambda: None)
+    monkeypatch.setattr(kernel_headers, "_record_in_fork", lambda folder, timeout: None)
+    folder = parent / kernel_headers.FOLDER_NAME
+    folder.mkdir(mode=0o755)
+    (folder / "abc.h").write_text("#include <x>\n")
+    (folder / "abc.h.gch").write_bytes(b"cut sh")
+    (folder / "locks").mkdir()
+    assert kernel_headers.prepare() == "the throwaway build of the header failed"
+    assert sorted(p.name for p in folder.iterdir()) == ["locks"]
+    assert not kernel_headers.ready()

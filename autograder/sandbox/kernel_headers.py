@@ -47,7 +47,7 @@ _known: dict = {}  # (header, command line, build options) -> the prebuilt heade
 answered = {"prebuilt": 0, "without": 0}  # in a grading: Inductor's requests, by answer
 
 
-def prepare(timeout: float = 600.0) -> str | None:
+def prepare(timeout: float = 300.0) -> str | None:
     """In the warm worker, as root, before any learner code runs: find or build the header and record
     the calls it answers. Returns why it is not used here, or None once gradings forked from now on
     will include it."""
@@ -72,6 +72,9 @@ def prepare(timeout: float = 600.0) -> str | None:
         return "no folder that only this grader's user may write"
     calls = _record_in_fork(folder, timeout)
     if not calls:
+        # A header cut short (the build stopped, the disk full) would break every later compile that
+        # includes it, and a later build would take it as done: start the folder afresh next time.
+        _clear(folder)
         return "the throwaway build of the header failed"
     for header, command, options, path in calls:
         key = _key(header, command, options)
@@ -141,6 +144,16 @@ def _own_folder() -> str | None:
     if all(_owned_closed(path, directory=True) for path in (os.path.dirname(folder), folder)):
         return folder
     return None
+
+
+def _clear(folder: str) -> None:
+    for name in os.listdir(folder):
+        path = os.path.join(folder, name)
+        if name.endswith((".h", ".gch")) and not os.path.islink(path) and os.path.isfile(path):
+            try:
+                os.remove(path)
+            except OSError:
+                pass
 
 
 def _owned_closed(path: str, directory: bool = False) -> bool:
