@@ -217,3 +217,53 @@ def test_a_failed_build_leaves_no_header_behind(tmp_path, monkeypatch):
     assert kernel_headers.prepare() == "the throwaway build of the header failed"
     assert sorted(p.name for p in folder.iterdir()) == ["locks"]
     assert not kernel_headers.ready()
+
+
+@pytest.mark.skipif(not running_as_root(), reason="the shared folder is root's")
+def test_a_later_worker_reuses_the_record_only_while_it_is_sound(tmp_path, monkeypatch):
+    """The warm worker restarts (a new `watch`, a new batch): the header built before is found through
+    its record instead of a throwaway build, unless anything the calls depend on changed or someone
+    else could have written the record."""
+    parent = tmp_path / "run"
+    parent.mkdir(mode=0o755)
+    monkeypatch.setattr(kernel_headers, "PARENTS", (str(parent),))
+    monkeypatch.setattr(identity, "some_grading_keeps_root", lambda: None)
+    folder = parent / kernel_headers.FOLDER_NAME
+    builds = []
+
+    def fake_build(where, timeout):
+        header = os.path.join(where, "prefix.h")
+        Path(header).write_text("#pragma once\n")
+        Path(header + ".gch").write_bytes(b"compiled")
+        builds.append(where)
+        return [("/inductor/cpp_prefix.h", "g++ -O3", {"isa": object(), "flags": ["-x"]}, header)]
+
+    def fresh_worker():
+        monkeypatch.setattr(kernel_headers, "_known", {})
+        return kernel_headers.prepare()
+
+    monkeypatch.setattr(kernel_headers, "_record_in_fork", fake_build)
+    monkeypatch.setattr(kernel_headers, "_fingerprint", lambda: {"torch": "2.13.0", "compiler": ["/usr/bin/g++", 1, 2]})
+    assert fresh_worker() is None and len(builds) == 1
+    assert fresh_worker() is None and len(builds) == 1, "a second worker built again"
+    assert kernel_headers.ready()
+
+    monkeypatch.setattr(kernel_headers, "_fingerprint", lambda: {"torch": "2.13.0", "compiler": ["/usr/bin/g++", 1, 3]})
+    assert fresh_worker() is None and len(builds) == 2, "a record for another compiler was trusted"
+
+    (folder / kernel_headers.RECORD_NAME).chmod(0o666)
+    assert fresh_worker() is None and len(builds) == 3, "a record others could write was trusted"
+
+    (folder / "prefix.h.gch").chmod(0o666)  # the record is sound, the header it names is not
+    (folder / kernel_headers.RECORD_NAME).write_text("{not json")
+    assert fresh_worker() == "the header built is not this grader's user's alone" and len(builds) == 4
+    assert not kernel_headers.ready()
+
+
+def test_options_compare_the_same_after_the_record_round_trip():
+    import json
+
+    options = {"isa": type("VecAVX512", (), {"__str__": lambda self: "avx512"})(), "flags": ["-O3", "-x"], "n": 1, "ok": True}
+    plain = kernel_headers._plain(options)
+    again = kernel_headers._plain(json.loads(json.dumps(plain)))
+    assert kernel_headers._key("h", "cmd", options) == kernel_headers._key("h", "cmd", again) is not None

@@ -70,12 +70,17 @@ def prepare(timeout: float = 300.0) -> str | None:
         return f"the grader is not root, so every submission could rewrite it ({SWITCH}=own shares it among one learner's gradings)"
     if folder is None:
         return "no folder that only this grader's user may write"
-    calls = _record_in_fork(folder, timeout)
-    if not calls:
-        # A header cut short (the build stopped, the disk full) would break every later compile that
-        # includes it, and a later build would take it as done: start the folder afresh next time.
-        _clear(folder)
-        return "the throwaway build of the header failed"
+    fingerprint = _fingerprint()
+    calls = _read_record(folder, fingerprint)  # an earlier worker's build on this machine: no fork
+    if calls is None:
+        calls = _record_in_fork(folder, timeout)
+        if not calls:
+            # A header cut short (the build stopped, the disk full) would break every later compile that
+            # includes it, and a later build would take it as done: start the folder afresh next time.
+            _clear(folder)
+            return "the throwaway build of the header failed"
+        calls = [(header, command, _plain(options), path) for header, command, options, path in calls]
+        _write_record(folder, fingerprint, calls)
     for header, command, options, path in calls:
         key = _key(header, command, options)
         if key is not None and path and _sound(folder, path):
@@ -107,13 +112,80 @@ def _prebuilt_only(header: str, hashable_cmd_line: str, **options) -> str | None
     return path
 
 
-def _key(header: str, command: str, options: dict):
+def _key(header: str, command: str, options):
     try:
-        key = (header, command, tuple(sorted(options.items())))
+        key = (header, command, _plain(options))
         hash(key)
     except TypeError:
         return None  # an option that cannot be compared: never matched
     return key
+
+
+def _plain(value):
+    """``value`` as data that JSON keeps and that compares the same after the round trip: options
+    as sorted pairs, lists as tuples, any other object (Inductor's instruction-set object) by its
+    type and text."""
+    if isinstance(value, dict):
+        return tuple(sorted((str(k), _plain(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_plain(v) for v in value)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return f"{type(value).__name__}:{value}"
+
+
+RECORD_NAME = "record.json"
+
+
+def _fingerprint() -> dict:
+    """What the recorded calls depend on besides the course: torch, Python, the headers a grading
+    compiles against, the CPU's instruction sets and the compiler."""
+    import sys
+
+    import torch
+    from torch._inductor.cpp_builder import get_cpp_compiler
+    from torch._inductor.cpu_vec_isa import pick_vec_isa
+
+    from autograder.sandbox import python_headers
+
+    compiler = shutil.which(get_cpp_compiler()) or get_cpp_compiler()
+    try:
+        info = os.stat(compiler)
+        compiler_id = [os.path.realpath(compiler), info.st_size, info.st_mtime_ns]
+    except OSError:
+        compiler_id = [compiler]
+    return {"torch": torch.__version__, "python": sys.version, "headers": python_headers.readable_copy() or python_headers.interpreter_headers(),
+            "isa": _plain(pick_vec_isa()), "compiler": compiler_id}
+
+
+def _read_record(folder: str, fingerprint: dict) -> list | None:
+    import json
+
+    path = os.path.join(folder, RECORD_NAME)
+    if not _owned_closed(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as file:
+            record = json.load(file)
+        if record.get("fingerprint") != json.loads(json.dumps(fingerprint)):
+            return None
+        calls = [(str(h), str(c), _plain(o), str(p)) for h, c, o, p in record["calls"]]
+    except (OSError, ValueError, TypeError, KeyError, RecursionError):
+        return None
+    return calls if calls and all(_sound(folder, path) for *_, path in calls) else None
+
+
+def _write_record(folder: str, fingerprint: dict, calls: list) -> None:
+    import json
+
+    try:
+        handle, staging = tempfile.mkstemp(dir=folder, prefix=".record-")
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            json.dump({"fingerprint": fingerprint, "calls": calls}, file)
+        os.chmod(staging, 0o644)
+        os.replace(staging, os.path.join(folder, RECORD_NAME))
+    except OSError:
+        pass  # the next worker builds (finds) it again
 
 
 def _public_folder() -> str | None:
@@ -149,7 +221,7 @@ def _own_folder() -> str | None:
 def _clear(folder: str) -> None:
     for name in os.listdir(folder):
         path = os.path.join(folder, name)
-        if name.endswith((".h", ".gch")) and not os.path.islink(path) and os.path.isfile(path):
+        if name.endswith((".h", ".gch", ".json")) and not os.path.islink(path) and os.path.isfile(path):
             try:
                 os.remove(path)
             except OSError:
