@@ -31,7 +31,9 @@ def judge_allowance(limit: float) -> float:
 _PASS_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TORCHINDUCTOR_CACHE_DIR", "CUDA_VISIBLE_DEVICES",
              "OMP_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "VIRTUAL_ENV",
              "AUTOGRADER_PREIMPORT", "AUTOGRADER_UID_BASE", "AUTOGRADER_UID_POOL", "AUTOGRADER_NPROC", "AUTOGRADER_WORKERS",
-             "AUTOGRADER_KERNEL_HEADERS")
+             "AUTOGRADER_KERNEL_HEADERS", "AUTOGRADER_DROP_PRIVILEGES", "AUTOGRADER_TRUTH_CACHE")
+# Every switch read on the grading side (the warm worker, the judge, the sandbox) must be here: a switch
+# left out is silently ignored there (tests/test_runner_environment.py finds them).
 
 
 @dataclass

@@ -171,7 +171,7 @@ def serve(parent: int | None = None) -> None:
             else:
                 control.poll()
         job = json.loads(control.readline())
-        if not headers_built and _builds_cpu_kernels(job):
+        if not headers_built and job.get("drop_privileges", True) and _builds_cpu_kernels(job):
             if not cpu_checked:
                 autograder.sandbox.probe.check_cpu_for_inductor()
                 cpu_checked = True
