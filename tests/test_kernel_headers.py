@@ -267,3 +267,30 @@ def test_options_compare_the_same_after_the_record_round_trip():
     plain = kernel_headers._plain(options)
     again = kernel_headers._plain(json.loads(json.dumps(plain)))
     assert kernel_headers._key("h", "cmd", options) == kernel_headers._key("h", "cmd", again) is not None
+
+
+CPU_CHECK = """
+import os
+from autograder.sandbox.probe import check_cpu_for_inductor
+check_cpu_for_inductor()
+assert "autograder-inductor-cpu-check" not in os.environ.get("TORCHINDUCTOR_CACHE_DIR", ""), "the check left its folder as the cache"
+print("ok")
+"""
+
+
+@pytest.mark.skipif(not running_as_root(), reason="the check runs as root only in a root grader")
+def test_the_cpu_check_as_root_never_builds_in_a_folder_someone_else_made(tmp_path):
+    """Inductor's check of the CPU builds test programs in its cache folder and runs each one it finds
+    already built there; its default, ``$TMPDIR/torchinductor_root``, is a name any user may take
+    first (a submission, beside another grading whose worker checks the CPU as root)."""
+    squatted = tmp_path / "torchinductor_root"
+    squatted.mkdir()
+    squatted.chmod(0o777)
+    os.chown(squatted, 65534, 65534)
+    tmp_path.chmod(0o1777)
+    env = {k: v for k, v in os.environ.items() if k != "TORCHINDUCTOR_CACHE_DIR"}
+    run = subprocess.run([sys.executable, "-c", CPU_CHECK], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                         env={**env, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)})
+    assert run.returncode == 0 and run.stdout.strip().endswith("ok"), run.stderr[-3000:]
+    assert list(squatted.iterdir()) == [], "the check used a folder another user made"
+

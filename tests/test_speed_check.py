@@ -101,6 +101,12 @@ def test_inductor_fuses_a_pointwise_chain_on_cpu(fixture_master):
         assert "privileges kept: Inductor compiles C++" in sandbox, sandbox
     elif os.geteuid() == 0:
         assert "an identity of this grading's own" in sandbox, sandbox
+    from autograder.sandbox.identity import some_grading_keeps_root
+
+    if os.geteuid() == 0 and some_grading_keeps_root() is None:
+        # A fresh interpreter's grading (the command line's) checks the CPU and finds the shared
+        # header in its judge, before the learner fork, as the warm worker does once.
+        assert "Inductor's precompiled header: the grader's" in sandbox, sandbox
 
 
 BROKEN_CHAIN = MASTER.replace('''    # return ((x.sin() + 1) * x.cos()).relu()  # TODO: the square root is missing''', '''    # y = x.sin() + 1

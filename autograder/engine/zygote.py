@@ -171,7 +171,7 @@ def serve(parent: int | None = None) -> None:
             else:
                 control.poll()
         job = json.loads(control.readline())
-        if not headers_built and job.get("drop_privileges", True) and _builds_cpu_kernels(job):
+        if not headers_built and job.get("drop_privileges", True) and kernel_headers.builds_cpu_kernels(job):
             if not cpu_checked:
                 autograder.sandbox.probe.check_cpu_for_inductor()
                 cpu_checked = True
@@ -188,24 +188,6 @@ def serve(parent: int | None = None) -> None:
         private = (control.fd, control_out) + ((learner.read_fd,) if learner is not None else ())
         reply = _run_forked(judge, job, control, private, keep={learner.pid} if learner is not None else set())
         _write_line(control_out, json.dumps(reply))
-
-
-def _builds_cpu_kernels(job: dict) -> bool:
-    """Whether this grading may compile C++ kernels with Inductor on the CPU: its exercise compiles
-    with Inductor, or it may time a speed check that does. (A cache test such as ``warm_start``
-    compiles models made of library calls, which need no check of the CPU.)"""
-    import torch
-
-    from autograder.format.exercise import parse_master
-
-    if torch.cuda.is_available():
-        return False
-    try:
-        exercise = parse_master(Path(job["master"]))
-    except Exception:  # noqa: BLE001 - the grading itself reports a master it cannot read
-        return False
-    return exercise.compile.get("backend") == "inductor" or (bool(job.get("costly", True)) and any(
-        spec.kind == "speed" and spec.params.get("backend", "inductor") == "inductor" for spec in exercise.checks))
 
 
 class _ModuleLearner:

@@ -161,7 +161,8 @@ def _confine(job: dict) -> list[str]:
     ids.private_caches(job["scratch"])
     from autograder.sandbox.probe import private_compile_caches
 
-    private_compile_caches()
+    if private_compile_caches():
+        applied.append("Inductor's precompiled header: the grader's, built before any submission ran, read-only")
     os.chdir(job["scratch"])
     return applied
 

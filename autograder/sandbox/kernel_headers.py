@@ -39,6 +39,7 @@ import shutil
 import stat
 import tempfile
 import time
+from pathlib import Path
 
 SWITCH = "AUTOGRADER_KERNEL_HEADERS"  # "0": never; "own": also where the grader is not root (a learner's own machine)
 PARENTS = ("/run",)  # root's alone to write in: nobody else can make the folder first
@@ -86,6 +87,24 @@ def prepare(timeout: float = 300.0) -> str | None:
         if key is not None and path and _sound(folder, path):
             _known[key] = path
     return None if _known else "the header built is not this grader's user's alone"
+
+
+def builds_cpu_kernels(job: dict) -> bool:
+    """Whether this grading may compile C++ kernels with Inductor on the CPU: its exercise compiles
+    with Inductor, or it may time a speed check that does. (A cache test such as ``warm_start``
+    compiles models made of library calls, which need no check of the CPU.)"""
+    import torch
+
+    from autograder.format.exercise import parse_master
+
+    if torch.cuda.is_available():
+        return False
+    try:
+        exercise = parse_master(Path(job["master"]))
+    except Exception:  # noqa: BLE001 - the grading itself reports a master it cannot read
+        return False
+    return exercise.compile.get("backend") == "inductor" or (bool(job.get("costly", True)) and any(
+        spec.kind == "speed" and spec.params.get("backend", "inductor") == "inductor" for spec in exercise.checks))
 
 
 def use_prebuilt() -> bool:
@@ -147,7 +166,9 @@ def _fingerprint() -> dict:
     from torch._inductor.cpu_vec_isa import pick_vec_isa
 
     from autograder.sandbox import python_headers
+    from autograder.sandbox.cpu_check import check_cpu_for_inductor
 
+    check_cpu_for_inductor()  # done where a root-made program is run, before pick_vec_isa would do it anywhere
     compiler = shutil.which(get_cpp_compiler()) or get_cpp_compiler()
     try:
         info = os.stat(compiler)

@@ -29,8 +29,9 @@ from .events import (  # noqa: F401
 )
 from .state import (  # noqa: F401
     compiler_entry_points, clean_state, skip_guard_latency_profiling, stance, config_snapshot, config_changes, config_restore, config_as, config_set_changes, is_logging_callable, describe_callable, forget_custom_ops, dynamo_config, config_defaults, refresh_decompositions,
-    print_is_reorderable, recompile_limit, config_values, private_compile_caches, check_cpu_for_inductor,
+    print_is_reorderable, recompile_limit, config_values, private_compile_caches,
 )
+from autograder.sandbox.cpu_check import check_cpu_for_inductor  # noqa: F401
 from .output import (  # noqa: F401
     _Tee, _RecordHandler, captured_output,
 )

@@ -164,22 +164,13 @@ def config_values(keys) -> dict:
     return {key: current[key] for key in keys if key in current}
 
 
-def check_cpu_for_inductor() -> None:
-    """Inductor's check of the CPU's vector instructions: it builds and runs a test program per
-    instruction set with the C++ compiler (about 10 s on the course's 2-core machine in an empty cache
-    folder, as a grading's always is) and keeps its answer for the rest of the process and the
-    processes forked from it. A fact of the machine, the same for every user."""
-    from torch._inductor.cpu_vec_isa import valid_vec_isa_list
-
-    valid_vec_isa_list()
-
-
-def private_compile_caches() -> None:
+def private_compile_caches() -> bool:
     """Inductor in a grading's own, empty cache folder. Its precompiled header is the grader's
     prebuilt one where the warm worker made it (``kernel_headers``), else none: a grading's own would
-    be rebuilt for every grading (and is larger than a grading may write)."""
+    be rebuilt for every grading (and is larger than a grading may write). Returns whether it is used."""
     import torch._inductor.config as inductor_config
 
     from autograder.sandbox import kernel_headers
 
     inductor_config.cpp_cache_precompile_headers = kernel_headers.use_prebuilt()
+    return inductor_config.cpp_cache_precompile_headers
