@@ -256,11 +256,12 @@ def judge(job: dict) -> dict:
         integrity.prepare()
         from autograder.sandbox import kernel_headers
 
-        if identity is not None and kernel_headers.builds_cpu_kernels(job):
+        if (identity is not None or not root) and kernel_headers.builds_cpu_kernels(job):
             # What the warm worker does once for all its gradings, here as root before the learner
             # fork: Inductor's check of the CPU (the learner child would run it in its empty cache
             # folder, about 10 s) and the shared precompiled header, found through its record (built
-            # once on this machine).
+            # once on this machine, or for a grader that is not root only with AUTOGRADER_KERNEL_HEADERS=own).
+            # Not where the learner child keeps root: it checks for itself.
             probe.check_cpu_for_inductor()
             kernel_headers.prepare()
     gc.freeze()  # the children's collectors never walk the inherited heap (a full collection would copy all of it)
