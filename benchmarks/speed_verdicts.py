@@ -54,8 +54,25 @@ def grade_once(exercise, side: str, seed: int) -> dict:
                       "status": c.status, "needs": threshold(exercise.check(c.name), "cuda" if "cuda" in result.device else "cpu")}
              for c in result.checks if c.kind == "speed"}
     return {"exercise": exercise.id, "side": side, "seed": seed, "status": result.status, "seconds": round(seconds, 2),
-            "timed": timed, "load": round(os.getloadavg()[0], 2), "device": result.device,
+            "timed": timed, "load": round(os.getloadavg()[0], 2), "device": result.device, "cpu_model": cpu_model(),
             "failed": [f"{c.name}: {c.message}" for c in result.failed_checks()] if side == "solution" else []}
+
+
+def cpu_model() -> str:
+    """The processor and its last-level cache: the ratios move with them (sessions ran on different VMs)."""
+    model, cache = "?", "?"
+    try:
+        model = next(line.partition(":")[2].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                     if line.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    caches = Path("/sys/devices/system/cpu/cpu0/cache")
+    try:
+        last = max(caches.glob("index*"), key=lambda index: int((index / "level").read_text()))
+        cache = (last / "size").read_text().strip()
+    except (OSError, ValueError):
+        pass
+    return f"{model}, last-level cache {cache}"
 
 
 def _spread(values) -> str:
@@ -90,7 +107,8 @@ def report(records: list[dict]) -> tuple[str, int]:
                          f"{_spread(theirs)} | {need}x | {margin} |")
     loads = [r["load"] for r in records]
     seconds = [r["seconds"] for r in records]
-    lines += ["", f"{len(records)} gradings on {records[0]['device'] if records else '?'}; median {statistics.median(seconds):.0f} s "
+    models = sorted({r.get("cpu_model", "not recorded") for r in records})
+    lines += ["", f"{len(records)} gradings on {records[0]['device'] if records else '?'} ({'; '.join(models)}); median {statistics.median(seconds):.0f} s "
               f"per grading; 1-minute load average during them: min {min(loads):.1f}, median {statistics.median(loads):.1f}, "
               f"max {max(loads):.1f}."]
     return "\n".join(lines), false_total
