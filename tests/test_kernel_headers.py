@@ -250,6 +250,9 @@ def test_a_later_worker_reuses_the_record_only_while_it_is_sound(tmp_path, monke
 
     monkeypatch.setattr(kernel_headers, "_fingerprint", lambda: {"torch": "2.13.0", "compiler": ["/usr/bin/g++", 1, 3]})
     assert fresh_worker() is None and len(builds) == 2, "a record for another compiler was trusted"
+    # Two installs of torch on one machine (a course's .venv and a CI clone's) each keep their own.
+    monkeypatch.setattr(kernel_headers, "_fingerprint", lambda: {"torch": "2.13.0", "compiler": ["/usr/bin/g++", 1, 2]})
+    assert fresh_worker() is None and len(builds) == 2, "the first install's build was forgotten"
 
     (folder / kernel_headers.RECORD_NAME).chmod(0o666)
     assert fresh_worker() is None and len(builds) == 3, "a record others could write was trusted"

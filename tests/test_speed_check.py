@@ -5,6 +5,7 @@ import pytest
 
 import autograder.format.exercise as exercise_format
 from autograder.engine.grader import grade
+from autograder.format.result import NOT_JUDGED
 
 MASTER = '''# /// exercise
 # format_version = 1
@@ -133,12 +134,23 @@ def _fast(result):
     return next(c for c in result.checks if c.name == "fast")
 
 
+def _judged(grading, attempts: int = 3):
+    """Grade again while the timing is not judged (its repeats scattered around the threshold: the
+    grader's fault, reported as such), as a learner would; a verdict either way ends it. Under the
+    load of a shared CI machine (a load average near 5 on 2 cores) a 1 ms schedule sometimes scatters."""
+    for _ in range(attempts):
+        result = grading()
+        if not _fast(result).message.startswith(NOT_JUDGED):
+            break
+    return result
+
+
 @pytest.mark.slow
 def test_a_fix_faster_than_the_compiled_starter_passes_and_shows_all_three_times(fixture_master):
     # The starter's two prints cut the chain into three graphs, each writing its result to memory:
     # measured about 2-3x slower than the fused chain at 1e6 elements here; 1.2x leaves room for load.
     path = fixture_master(cpu=1.2, backend="inductor", needs="[]", template=BROKEN_CHAIN, extra="# eager_min_ratio = 1.2\n")
-    result = grade("speed_fixture", path, seed=1, timeout=300)
+    result = _judged(lambda: grade("speed_fixture", path, seed=1, timeout=300))
     fast = _fast(result)
     assert fast.status == "passed", fast.message
     for said in ("faster than the compiled starter (needs 1.2x faster on cpu)", "faster than eager (needs 1.2x faster on cpu)",

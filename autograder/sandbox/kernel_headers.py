@@ -175,34 +175,62 @@ def _fingerprint() -> dict:
         compiler_id = [os.path.realpath(compiler), info.st_size, info.st_mtime_ns]
     except OSError:
         compiler_id = [compiler]
-    return {"torch": torch.__version__, "python": sys.version, "headers": python_headers.readable_copy() or python_headers.interpreter_headers(),
+    return {"torch": torch.__version__, "torch_folder": os.path.dirname(os.path.realpath(torch.__file__)), "python": sys.version, "headers": python_headers.readable_copy() or python_headers.interpreter_headers(),
             "isa": _plain(pick_vec_isa()), "compiler": compiler_id}
 
 
-def _read_record(folder: str, fingerprint: dict) -> list | None:
+def _read_builds(folder: str) -> dict:
+    """The record's builds, by the digest of their fingerprint; empty when there is none or it is not
+    sound (not root's alone, not ours, unreadable)."""
     import json
 
     path = os.path.join(folder, RECORD_NAME)
     if not _owned_closed(path):
-        return None
+        return {}
     try:
         with open(path, encoding="utf-8") as file:
-            record = json.load(file)
-        if record.get("fingerprint") != json.loads(json.dumps(fingerprint)):
+            builds = json.load(file).get("builds")
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return {}
+    return builds if isinstance(builds, dict) else {}
+
+
+def _digest(fingerprint: dict) -> str:
+    import hashlib
+    import json
+
+    return hashlib.sha256(json.dumps(fingerprint, sort_keys=True).encode()).hexdigest()
+
+
+def _read_record(folder: str, fingerprint: dict) -> list | None:
+    """The calls an earlier build recorded for this fingerprint (each install of torch on the machine
+    has its own: the command lines name its folder), if every header they name is still sound."""
+    import json
+
+    build = _read_builds(folder).get(_digest(fingerprint))
+    try:
+        if build.get("fingerprint") != json.loads(json.dumps(fingerprint)):
             return None
-        calls = [(str(h), str(c), _plain(o), str(p)) for h, c, o, p in record["calls"]]
-    except (OSError, ValueError, TypeError, KeyError, RecursionError):
+        calls = [(str(h), str(c), _plain(o), str(p)) for h, c, o, p in build["calls"]]
+    except (AttributeError, ValueError, TypeError, KeyError, RecursionError):
         return None
     return calls if calls and all(_sound(folder, path) for *_, path in calls) else None
+
+
+MAX_BUILDS = 8  # installs of torch (virtual environments) the record remembers; the oldest goes first
 
 
 def _write_record(folder: str, fingerprint: dict, calls: list) -> None:
     import json
 
+    builds = _read_builds(folder)
+    builds.pop(_digest(fingerprint), None)
+    builds[_digest(fingerprint)] = {"fingerprint": fingerprint, "calls": calls}  # last: the newest
+    builds = dict(list(builds.items())[-MAX_BUILDS:])
     try:
         handle, staging = tempfile.mkstemp(dir=folder, prefix=".record-")
         with os.fdopen(handle, "w", encoding="utf-8") as file:
-            json.dump({"fingerprint": fingerprint, "calls": calls}, file)
+            json.dump({"builds": builds}, file)
         os.chmod(staging, 0o644)
         os.replace(staging, os.path.join(folder, RECORD_NAME))
     except OSError:
