@@ -40,7 +40,7 @@
 # mode = "end_to_end"
 # inputs = "speed_calls"
 # rounds = 1
-# min_ratio = { cpu = 1.8 }
+# min_ratio = { cpu = 1.6 }
 # points = 2
 #
 # [[requirements]]
@@ -60,7 +60,7 @@
 #
 # [[requirements]]
 # id = "fast"
-# text = "The whole serving loop, from a cold start with its compiles included, the model compiled with Inductor, runs at least 1.8x faster than the starting code compiled the same way (on a CPU)."
+# text = "The whole serving loop, from a cold start with its compiles included, the model compiled with Inductor, runs at least 1.6x faster than the starting code compiled the same way (on a CPU)."
 # checks = ["fast"]
 #
 # [[fair]]
@@ -79,7 +79,7 @@
 # name = "pad_to_max"
 # breaks = "fast"
 # fails = ["fast"]
-# message = "slower than the compiled starter \\(needs 1.8x faster on cpu\\)|faster than the compiled starter \\(needs 1.8x faster on cpu\\)"
+# message = "slower than the compiled starter \\(needs 1.6x faster on cpu\\)|faster than the compiled starter \\(needs 1.6x faster on cpu\\)"
 #
 # [[wrong]]
 # name = "maybe_marked"
