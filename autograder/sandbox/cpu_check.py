@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-import shutil
 import tempfile
 
 CPU_CHECK_FOLDER = "autograder-inductor-cpu-check"  # root's alone, under /run
@@ -27,16 +27,8 @@ def check_cpu_for_inductor() -> None:
     from autograder.sandbox import identity
 
     folder = identity.root_only_folder(CPU_CHECK_FOLDER)
-    throwaway = None if folder else tempfile.mkdtemp(prefix="autograder-cpu-check-")  # 0700, root's
-    old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder or throwaway
-    try:
+    with contextlib.ExitStack() as stack:
+        if folder is None:  # a throwaway one instead: 0700, root's
+            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="autograder-cpu-check-", ignore_cleanup_errors=True))
+        stack.enter_context(identity.inductor_cache_at(folder))
         valid_vec_isa_list()
-    finally:
-        if old is None:
-            os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
-        else:
-            os.environ["TORCHINDUCTOR_CACHE_DIR"] = old
-        if throwaway:
-            shutil.rmtree(throwaway, ignore_errors=True)
-

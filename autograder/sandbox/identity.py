@@ -3,6 +3,7 @@ see ``allocate``), unless the machine makes a drop impossible (then it keeps roo
 
 from __future__ import annotations
 
+import contextlib
 import os
 import resource
 import signal
@@ -256,6 +257,20 @@ def compile_caches_in(folder: str) -> None:
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(folder, "inductor-cache")
     os.environ["TRITON_CACHE_DIR"] = os.path.join(folder, "triton-cache")
     os.environ["TORCHINDUCTOR_CPP_CACHE_PRECOMPILE_HEADERS"] = "0"
+
+
+@contextlib.contextmanager
+def inductor_cache_at(folder: str):
+    """Inductor's cache in ``folder`` while the block runs, then whatever it was before."""
+    old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
+    try:
+        yield folder
+    finally:
+        if old is None:
+            os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
+        else:
+            os.environ["TORCHINDUCTOR_CACHE_DIR"] = old
 
 
 def drop_to(identity: Identity, limit: int | None = None) -> str:

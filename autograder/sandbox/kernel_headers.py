@@ -223,9 +223,9 @@ MAX_BUILDS = 8  # installs of torch (virtual environments) the record remembers;
 def _write_record(folder: str, fingerprint: dict, calls: list) -> None:
     import json
 
-    builds = _read_builds(folder)
-    builds.pop(_digest(fingerprint), None)
-    builds[_digest(fingerprint)] = {"fingerprint": fingerprint, "calls": calls}  # last: the newest
+    builds, digest = _read_builds(folder), _digest(fingerprint)
+    builds.pop(digest, None)
+    builds[digest] = {"fingerprint": fingerprint, "calls": calls}  # last: the newest
     builds = dict(list(builds.items())[-MAX_BUILDS:])
     try:
         handle, staging = tempfile.mkstemp(dir=folder, prefix=".record-")

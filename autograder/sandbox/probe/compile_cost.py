@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import copy
-import os
 import sys
 
 import torch
 import torch._dynamo
 import torch._dynamo.exc
+from autograder.sandbox.identity import inductor_cache_at
+
 from .state import clean_state
 
 
@@ -63,11 +64,7 @@ def cold_compile(fn, calls, backend: str = "aot_eager", driver=None, options: di
     with contextlib.ExitStack() as stack:
         if backend == "inductor":
             import torch._inductor.config as inductor_config
-            folder = stack.enter_context(tempfile.TemporaryDirectory(prefix="inductor-cold-"))
-            old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-            os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
-            stack.callback(lambda: os.environ.__setitem__("TORCHINDUCTOR_CACHE_DIR", old) if old is not None
-                           else os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None))
+            stack.enter_context(inductor_cache_at(stack.enter_context(tempfile.TemporaryDirectory(prefix="inductor-cold-"))))
             # Without the grader's prebuilt header (kernel_headers): the compile times the
             # thresholds were studied on, and a learner's own cold start, parse the headers.
             stack.enter_context(inductor_config.patch(force_disable_caches=True, cpp_cache_precompile_headers=False))
@@ -155,10 +152,8 @@ def job_reruns(start, calls, folder: str, options: dict | None = None, runs: int
         first = (_guard_lines(str(seen[0])) or [str(seen[0]).strip()])[0] if seen else None
         return {"graphs": counter.graphs, "reason": first[:500] if first else None, "error": error}
 
-    old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
     graphs, reasons, error = [], [], None
-    try:
+    with inductor_cache_at(folder):
         for _ in range(runs):
             run = in_forked_child(one_run, timeout)
             if "graphs" not in run:  # the set-up raised, or the process ended without a report
@@ -171,11 +166,6 @@ def job_reruns(start, calls, folder: str, options: dict | None = None, runs: int
             if run["error"]:
                 error = run["error"]
                 break
-    finally:
-        if old is None:
-            os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
-        else:
-            os.environ["TORCHINDUCTOR_CACHE_DIR"] = old
     return {"graphs": graphs, "reasons": reasons, "error": error}
 
 
