@@ -244,8 +244,10 @@ assert len(forward_compiles) >= 8 and len(metrics) > len(forward_compiles)
 # The exercise is the same kind of patient, larger: a transformer block behind a server, with
 # requests of every length. Diagnose it as above (run its file with `TORCH_LOGS`, trace it, count
 # with the probe), fix every cause you find, and keep what the server returns and prints. The
-# grader then times your file: compiled with Inductor, a pass of its requests must beat your own
-# code run eagerly, on the CPU, and on a CUDA GPU when there is one.
+# grader then times your file: compiled with Inductor, a pass of its requests must beat the
+# starting code run eagerly, never compiled, on the CPU, and on a CUDA GPU when there is one. That
+# baseline is chosen so that tensor work your `serve` does eagerly around the compiled block counts
+# in full: against your own code run eagerly, the same eager work would sit on both sides.
 #
 # ### Exercise: block_server
 #

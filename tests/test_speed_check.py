@@ -359,3 +359,95 @@ def test_one_thread_sets_one_thread_and_puts_the_count_back_even_after_an_error(
             assert torch.get_num_threads() == 1
             1 / 0
     assert torch.get_num_threads() == before
+
+
+# -- against the starter run eagerly: eager work around the compiled code counts in full ------------
+
+SERVED_MASTER = '''# /// exercise
+# format_version = 1
+# title = "Serve a fused chain"
+# syllabus = ["5.1"]
+# entry = "chain"
+# driver = "serve"
+# starter_fails = ["correct"]
+# hints = ["where", "how"]
+#
+# [[checks]]
+# kind = "correct"
+# points = 1
+#
+# [[checks]]
+# kind = "speed"
+# name = "fast"
+# against = "{against}"
+# min_ratio = {{ cpu = 1.2, cuda = 2.0 }}
+# backend = "inductor"
+# repeats = 9
+# points = 2
+# ///
+"""Serve chain, compiled by the grader."""
+
+import torch
+
+
+def chain(x):
+    # BEGIN SOLUTION
+    return ((x.sin() + 1) * x.cos()).relu().sqrt()
+    # END SOLUTION
+    # BEGIN STARTER
+    # return ((x.sin() + 1) * x.cos()).relu()  # TODO: the square root is missing
+    # END STARTER
+
+
+def serve(fn, x):
+    # BEGIN SOLUTION
+    {extra}
+    return fn(x)
+    # END SOLUTION
+    # BEGIN STARTER
+    # return fn(x)
+    # END STARTER
+
+
+# BEGIN GRADER
+def calls(gen):
+    return [(torch.randn(1_000_000, generator=gen),)]
+# END GRADER
+'''
+# The whole chain asked again eagerly, outside the compiled call: right answers, compiled code, and
+# work the compiled starter never did.
+ASKED_AGAIN = "peak = ((x.sin() + 1) * x.cos()).relu().sqrt().amax()  # the chain again, eagerly"
+
+
+@pytest.mark.slow
+def test_eager_work_around_the_compiled_call_counts_in_full_against_the_starter_run_eagerly(fixture_master):
+    # Against its own eager code the repeated chain is on both sides: the fused chain measured about
+    # 5x over eager here, so the diluted ratio (2E / (E/5 + E)) still clears 1.2x...
+    diluted = fixture_master(template=SERVED_MASTER, against="eager", extra=ASKED_AGAIN)
+    fast = _fast(_judged(lambda: grade("speed_fixture", diluted, seed=1, timeout=300)))
+    assert fast.status == "passed", fast.message
+    # ...against the starter run eagerly it is not (E / (E/5 + E) < 1).
+    counted = fixture_master(template=SERVED_MASTER, against="starter_eager", extra=ASKED_AGAIN)
+    fast = _fast(_judged(lambda: grade("speed_fixture", counted, seed=1, timeout=300)))
+    assert fast.status == "failed" and "than the starting code run eagerly (needs 1.2x faster on cpu)" in fast.message, fast.message
+    assert "the starting code run eagerly " in fast.message.split("Times")[1], fast.message
+    # The same server without the eager repeat: the fused chain alone passes.
+    fair = fixture_master(template=SERVED_MASTER, against="starter_eager", extra="pass")
+    result = _judged(lambda: grade("speed_fixture", fair, seed=1, timeout=300))
+    assert _fast(result).status == "passed", _fast(result).message
+    timed = result.measurements["timings"]["fast"]
+    assert timed["against"] == "starter_eager" and timed["starter_eager_ms"] > timed["candidate_ms"], timed
+
+
+@pytest.mark.parametrize("params, problem", [
+    ('against = "starter_eager"\n# mode = "end_to_end"', "mode \"steady\""),
+    ('against = "compiled"', "speed.against is"),
+    ('eager_min_ratio = 1.5', "eager_min_ratio needs against"),
+])
+def test_speed_parameters_that_cannot_be_timed_are_refused_when_the_master_loads(fixture_master, params, problem):
+    from autograder.format.exercise import ExerciseFormatError, parse_master
+
+    path = fixture_master(cpu=1.2, backend="inductor", needs="[]")
+    path.write_text(path.read_text().replace("# repeats = 9\n", f"# repeats = 9\n# {params}\n"))
+    with pytest.raises(ExerciseFormatError, match=problem):
+        parse_master(path)

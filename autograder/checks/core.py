@@ -367,13 +367,13 @@ def _check_variants(spec, ev: Evidence, lesson: str, examples: int = 0) -> Check
 SPEED_FACTS = Record({}, {"skipped": Text(40), "not_run": Bool(), "graphs": Int(0, 10**6), "measure_failed": Text(2000),
                           "timing": Record({"ratio": Float(), "baseline_ms": Float(), "candidate_ms": Float(), "repeats": Int(0, 10**6)},
                                            {"ratio_q1": Float(), "ratio_q3": Float(), "eager_ratio": Float(), "eager_q1": Float(),
-                                            "eager_q3": Float(), "eager_ms": Float(), "starter_ms": Float(),
+                                            "eager_q3": Float(), "eager_ms": Float(), "starter_ms": Float(), "starter_eager_ms": Float(),
                                             "spreads": ListOf(Float(), 2), "unreliable": Bool(), "load": ListOf(Float(), 2),
                                             "cores": Int(1, 10**5), "threads": Int(1, 10**5), "against": Text(20), "mode": Text(20)}),
                           "fingerprints": ListOf(ListOf(Record({}, {"shape": ListOf(Int(0, 2**40), 16), "dtype": Text(40), "sum": Float(),
                                                                      "abs": Float(), "nans": Int(0, 2**62), "picks": ListOf(Float(), 64),
                                                                      "value": Float(), "type": Text(100)}), 257), 10_000)})
-AGAINST = {"eager": "eager", "starter": "the compiled starter"}
+AGAINST = {"eager": "eager", "starter": "the compiled starter", "starter_eager": "the starting code run eagerly"}
 
 
 def _per_device(thresholds, device):
@@ -466,6 +466,8 @@ def check_speed(spec, ev: Evidence) -> CheckResult:
     shown = [f"yours {timed['candidate_ms']:.3f} ms"]
     if "starter_ms" in timed:
         shown.append(f"the compiled starter {timed['starter_ms']:.3f} ms")
+    if "starter_eager_ms" in timed:
+        shown.append(f"the starting code run eagerly {timed['starter_eager_ms']:.3f} ms")
     if "eager_ms" in timed:
         shown.append(f"eager {timed['eager_ms']:.3f} ms")
     how = (f"whole schedule from a fresh compiler state, compile included, median of {timed['repeats']} round(s)"

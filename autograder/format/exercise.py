@@ -61,8 +61,9 @@ CHECK_KINDS: dict[str, set[str]] = {
     # `function(**params)` is compared with the master's `truth(params)` (default: the master's own
     # `function(**params)`); a `constant` beside them is checked first, against `constant_truth()`.
     "answers": {"constant", "truth", "variants", "function", "constant_truth"},
-    # `against`: "eager" or "starter" (then eager, the compiled starter and the fix are timed in one loop;
-    # `eager_min_ratio` also decides the fix over eager); `mode`: "steady" (warm, interleaved repeats) or
+    # `against`: "eager", "starter" (then eager, the compiled starter and the fix are timed in one loop;
+    # `eager_min_ratio` also decides the fix over eager) or "starter_eager" (the starter run eagerly: eager
+    # work a fix adds around its compiled code counts in full; steady mode only); `mode`: "steady" (warm, interleaved repeats) or
     # "end_to_end" (whole cold schedules, compile included, `rounds` of them); `max_spread`: IQR/median of
     # the ratios above which the timing is retried once, then, still scattered, not judged; `min_repeat_ms`:
     # a steady repeat runs the schedule as often as makes it last that long (default 25); `inputs`: a
@@ -643,10 +644,13 @@ def _parse_master_text(path: Path, text: str) -> Exercise:
             _expect(params.get("via", "any") in ("nonstrict_trace", "custom_op", "any"), where,
                     "escape_hatch.via is one of \"nonstrict_trace\", \"custom_op\", \"any\"")
         if kind == "speed":
-            _expect(params.get("against", "eager") in ("eager", "starter"), where, "speed.against is \"eager\" or \"starter\"")
+            _expect(params.get("against", "eager") in ("eager", "starter", "starter_eager"), where,
+                    "speed.against is \"eager\", \"starter\" or \"starter_eager\"")
             _expect(params.get("mode", "steady") in ("steady", "end_to_end"), where, "speed.mode is \"steady\" or \"end_to_end\"")
-            _expect("eager_min_ratio" not in params or params.get("against") == "starter", where,
-                    "speed.eager_min_ratio needs against = \"starter\" (against eager, min_ratio is that threshold)")
+            _expect(params.get("against") != "starter_eager" or params.get("mode", "steady") == "steady", where,
+                    "speed.against = \"starter_eager\" times warm schedules: mode \"steady\"")
+            _expect("eager_min_ratio" not in params or params.get("against", "eager") != "eager", where,
+                    "speed.eager_min_ratio needs against = \"starter\" or \"starter_eager\" (against eager, min_ratio is that threshold)")
             _expect(isinstance(params.get("inputs", "calls"), str) and params.get("inputs", "calls").isidentifier(), where,
                     "speed.inputs names a master function of gen (in the GRADER region) drawing the timed inputs")
         if kind == "output":

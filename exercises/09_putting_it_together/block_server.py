@@ -19,7 +19,7 @@ What the grader checks:
 - Over the grader's twelve requests, of about eleven different lengths from 1 to `MAX_TOKENS`, the block compiles again at most three times: neither a new length nor the number of requests served so far may cost a compile of its own.
 - `serve` returns what it returns now for every request: any batch of 1 to `MAX_TOKENS` tokens, clipped or not.
 - Each request prints the log line it prints now: its number, its length in tokens, and whether it was clipped.
-- A pass of the grader's requests through `serve`, the block compiled with Inductor, is at least as fast as your code run eagerly (on a CPU and on a CUDA GPU alike): compiled, the starting code runs about 1.25x slower than eager, because of what is wrong with it.
+- A pass of the grader's requests through `serve`, the block compiled with Inductor, is at least as fast as the starting code run eagerly, without compiling (on a CPU and on a CUDA GPU alike): compiled, the starting code is slower than that, because of what is wrong with it. Tensor work your `serve` does eagerly around the compiled block counts in full against what compiling gains.
 - Nothing is hidden from the compiler: no `torch.compiler.disable`, `allow_in_graph`, `is_compiling()` branch or `set_stance`.
 """
 
