@@ -229,8 +229,7 @@ def test_the_corpus_covers_every_class_and_every_check_kind():
     assert len(metas) >= 40
     assert {m["class"] for m in metas} == CLASSES
     aimed = {m["kind"] for m in metas}
-    # speed: no exercise of the course has a speed check (tests/test_speed_check.py grades its own)
-    assert set(CHECK_KINDS) - {"speed"} <= aimed, sorted(set(CHECK_KINDS) - {"speed"} - aimed)
+    assert set(CHECK_KINDS) <= aimed, sorted(set(CHECK_KINDS) - aimed)
     for meta in metas:
         assert meta["kind"] in CHECK_KINDS and meta.get("why") and any(c.kind == meta["kind"] for c in load(meta["exercise"]).checks)
     assert len(FAIR) >= 6 and {parse(path)[0]["class"] for path in ATTACKS if parse(path)[0].get("cold")} == CLASSES

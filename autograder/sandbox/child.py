@@ -22,7 +22,7 @@ import traceback
 import types
 from dataclasses import dataclass, field
 
-from autograder.sandbox import channel
+from autograder.sandbox import channel, process_state
 from autograder.sandbox.learner_code import audit_refusals, cache_lines, code_objects, install_audit
 from autograder.sandbox.plain import file_functions_named, to_plain, with_file_functions
 
@@ -51,6 +51,16 @@ class Lab:
     allowed_before: set = field(default_factory=set)  # ids marked allow_in_graph before the submission ran
     extra: dict = field(default_factory=dict)  # shared between measures of one grading (a guard report)
     seed: int = 0  # the grading's: a factory is built under it, as the reference's and the structure run's are
+    before: object = None  # process_state.Snapshot: torch's process-wide state before the submission ran
+
+    def as_before(self):
+        """A block in which torch's process-wide state is as it was before the submission ran (global
+        module hooks, torch function and dispatch modes, the default dtype...): the grader's own side
+        of a timing (the starting file) is built and run in one, so nothing the submission left behind
+        slows or speeds it (``process_state``)."""
+        from autograder.sandbox import process_state
+
+        return process_state.as_captured(self.before)
 
     def starter_module(self):
         module = types.ModuleType("autograder_starter")
@@ -264,6 +274,7 @@ def run(job: dict, data: dict, out, reader) -> dict:
     config_before = probe.config_snapshot()
     allowed_before = allowed_in_graph_ids()
     watch = integrity.watch()
+    before = process_state.capture()
     calls = data["calls"]
 
     out.send(STARTED)  # from here on, learner code runs (a crash or an exit is the learner's)
@@ -340,7 +351,7 @@ def run(job: dict, data: dict, out, reader) -> dict:
               measurement=measurement, filename=path, source=source, code_objects=own_code, data=data.get("checks", {}),
               starter=job.get("starter"), scratch=job["scratch"], allowed_before=allowed_before,
               extra={"reports": reports, "measures_itself": job["measures_itself"], "config_after_import": config_kept},
-              seed=int(job["seed"]))
+              seed=int(job["seed"]), before=before)
 
     facts = _measure_all(job, lab, registry, costly=False)
     watched += [v for v in _violations(watch) if v not in watched]

@@ -17,6 +17,8 @@ A timing with no graph compiled means nothing; the counts go to the judge, which
 
 from __future__ import annotations
 
+import contextlib
+
 from autograder.sandbox.kinds import measures
 from autograder.sandbox.plain import to_plain
 
@@ -63,11 +65,13 @@ def compile_time_measure(spec, lab) -> dict:
         return {"not_run": True}
     p = spec.params
     backend, repeats = p.get("backend", "aot_eager"), p.get("repeats", 3)
-    starter = lab.starter_module()
+    with lab.as_before():  # the starter as it runs without the submission's process-wide state
+        starter = lab.starter_module()
     pairs, graphs = [], []
     for _ in range(repeats):  # interleaved: starter, submission, starter, submission, ...
-        made, driver, options = lab.build(starter)
-        before, _ = probe.cold_compile(made, lab.calls, backend, driver=driver, options=options, clock="compile")
+        with lab.as_before():
+            made, driver, options = lab.build(starter)
+            before, _ = probe.cold_compile(made, lab.calls, backend, driver=driver, options=options, clock="compile")
         made, driver, options = lab.build(lab.submission)
         after, compiled = probe.cold_compile(made, lab.calls, backend, driver=driver, options=options, clock="compile")
         pairs.append([float(before), float(after)])
@@ -86,15 +90,19 @@ def guard_time_measure(spec, lab) -> dict:
     p = spec.params
     against, repeats, rounds = p.get("against", "starter"), p.get("repeats", 5), p.get("rounds", 3)
     defaults = probe.config_defaults(lab.exercise["allow_config"])
+    # The starter as it runs without the submission's process-wide state (``Lab.as_before``); the
+    # fix's own code under default settings runs under its own.
+    isolated = lab.as_before if against == "starter" else contextlib.nullcontext
     if against == "starter":
-        base_entry, base_driver, base_options = lab.build(lab.starter_module())
+        with isolated():
+            base_entry, base_driver, base_options = lab.build(lab.starter_module())
     else:
         base_entry, base_driver, base_options = lab.build(lab.submission)
         base_options.pop("guard_filter_fn", None)
     counter = probe.CountingBackend("eager")
     with torch.no_grad():
         probe.clean_state()
-        with probe.dynamo_config(defaults):
+        with probe.dynamo_config(defaults), isolated():
             baseline = probe.compile_with(base_entry, "eager", base_options)
             probe.lookup_us(baseline, lab.calls, base_driver)  # compiles (warm-up)
         made, driver, options = lab.build(lab.submission)
@@ -102,7 +110,8 @@ def guard_time_measure(spec, lab) -> dict:
         probe.lookup_us(candidate, lab.calls, driver)
         pairs = []
         for _ in range(repeats):
-            before = probe.lookup_us(baseline, lab.calls, base_driver, rounds, statistic="median")
+            with isolated():
+                before = probe.lookup_us(baseline, lab.calls, base_driver, rounds, statistic="median")
             after = probe.lookup_us(candidate, lab.calls, driver, rounds, statistic="median")
             pairs.append([float(before), float(after)])
         probe.clean_state()
