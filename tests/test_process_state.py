@@ -53,3 +53,29 @@ def test_without_a_snapshot_nothing_changes():
             assert torch.get_default_dtype() == torch.float64
     finally:
         torch.set_default_dtype(torch.float32)
+
+
+def test_the_grader_side_compiles_in_caches_of_its_own(tmp_path, monkeypatch):
+    """Inductor uses a file already at the path its generated code hashes to (torch 2.13,
+    ``codecache.write``): the starting file must never compile in a folder the submission wrote to."""
+    import os
+
+    from torch._inductor import codecache
+
+    from autograder.sandbox.child import Lab
+
+    learners = tmp_path / "inductor-cache"
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(learners))
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton-cache"))
+    lab = Lab(exercise={}, submission=None, entry=None, driver=None, calls=[], options={}, measurement=None, filename="",
+              source="", code_objects=[], data={}, starter=None, scratch=str(tmp_path), before=process_state.capture())
+    _, planted = codecache.write("print('the grader side')", "py")
+    assert planted.startswith(str(learners))
+    with lab.grader_side():
+        inside = os.environ["TORCHINDUCTOR_CACHE_DIR"]
+        _, written = codecache.write("print('the grader side')", "py")
+        assert os.environ["TRITON_CACHE_DIR"].startswith(str(tmp_path / "grader-side-"))
+    with lab.grader_side():
+        assert os.environ["TORCHINDUCTOR_CACHE_DIR"] == inside  # one folder for the whole grading
+    assert inside.startswith(str(tmp_path / "grader-side-")) and written.startswith(inside) and written != planted
+    assert os.environ["TORCHINDUCTOR_CACHE_DIR"] == str(learners)

@@ -15,8 +15,10 @@ Imports only ``autograder.sandbox`` and ``autograder.format`` (tests/test_archit
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
+import tempfile
 import time
 import traceback
 import types
@@ -52,15 +54,24 @@ class Lab:
     extra: dict = field(default_factory=dict)  # shared between measures of one grading (a guard report)
     seed: int = 0  # the grading's: a factory is built under it, as the reference's and the structure run's are
     before: object = None  # process_state.Snapshot: torch's process-wide state before the submission ran
+    grader_caches: str | None = None  # the compiler caches of the grader's side (grader_side)
 
-    def as_before(self):
-        """A block in which torch's process-wide state is as it was before the submission ran (global
-        module hooks, torch function and dispatch modes, the default dtype...): the grader's own side
-        of a timing (the starting file) is built and run in one, so nothing the submission left behind
-        slows or speeds it (``process_state``)."""
-        from autograder.sandbox import process_state
+    @contextlib.contextmanager
+    def grader_side(self):
+        """A block for the grader's own side of a timing (the starting file: imported, built, compiled
+        and timed in one), so that nothing the submission did changes it:
+        - torch's process-wide state as it was before the submission ran (global module hooks, torch
+          function and dispatch modes, the default dtype...: ``process_state``);
+        - compiler caches of its own, in a folder made for it under a name the submission never sees:
+          Inductor uses a file already at the path its code hashes to, so a wrapper planted in the
+          submission's own cache folder (a logging FileHandler writes text) would run as the
+          starter's compiled code."""
+        from autograder.sandbox import identity
 
-        return process_state.as_captured(self.before)
+        if self.grader_caches is None:
+            self.grader_caches = tempfile.mkdtemp(prefix="grader-side-", dir=self.scratch)
+        with process_state.as_captured(self.before), identity.compile_caches_at(self.grader_caches):
+            yield
 
     def starter_module(self):
         module = types.ModuleType("autograder_starter")

@@ -260,6 +260,22 @@ def compile_caches_in(folder: str) -> None:
 
 
 @contextlib.contextmanager
+def compile_caches_at(folder: str):
+    """Inductor's and Triton's caches under ``folder`` while the block runs, then whatever they were."""
+    names = {"TORCHINDUCTOR_CACHE_DIR": "inductor-cache", "TRITON_CACHE_DIR": "triton-cache"}
+    old = {name: os.environ.get(name) for name in names}
+    os.environ.update({name: os.path.join(folder, sub) for name, sub in names.items()})
+    try:
+        yield folder
+    finally:
+        for name, value in old.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@contextlib.contextmanager
 def inductor_cache_at(folder: str):
     """Inductor's cache in ``folder`` while the block runs, then whatever it was before."""
     old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")

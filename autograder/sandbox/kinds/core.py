@@ -144,16 +144,16 @@ def _starter_with_config(lab) -> tuple:
     from autograder.sandbox import probe
 
     keys = [*lab.exercise["allow_config"], *lab.exercise["config_may_add"]]
-    with probe.dynamo_config(probe.config_defaults(keys)), lab.as_before():
+    with probe.dynamo_config(probe.config_defaults(keys)), lab.grader_side():
         module = lab.starter_module()
         return module, probe.config_snapshot()
 
 
-def _as_before(lab, run):
-    """``run`` (a side of the grader's own: the starting file) under torch's process-wide state as it
-    was before the submission ran (``Lab.as_before``)."""
+def _on_grader_side(lab, run):
+    """``run`` (a side of the grader's own: the starting file) in ``Lab.grader_side``: torch's
+    process-wide state as it was before the submission ran, compiler caches of its own."""
     def isolated():
-        with lab.as_before():
+        with lab.grader_side():
             run()
     return isolated
 
@@ -177,17 +177,17 @@ def _steady_sides(lab, against: str, backend, calls: list, outputs: list | None)
     compiled = {"fix": _fix_config(lab)}
     if against == "starter":
         starter, starter_config = _starter_with_config(lab)
-        with probe.config_as(starter_config), lab.as_before():
+        with probe.config_as(starter_config), lab.grader_side():
             s_made, s_driver, s_options = lab.build(starter)
-        sides["starter"] = _as_before(lab, _schedule(probe.compile_with(s_made, backend, s_options), s_driver, calls))
+        sides["starter"] = _on_grader_side(lab, _schedule(probe.compile_with(s_made, backend, s_options), s_driver, calls))
         compiled["starter"] = starter_config
     elif against == "starter_eager":
         # The server as it was, never compiled: work a fix leaves outside its compiled code (eager tensor
         # work around the compiled call) is counted in full, where against its own eager code it is on
         # both sides and only pulls the ratio toward 1.
-        with lab.as_before():
+        with lab.grader_side():
             s_made, s_driver, _ = lab.build(_starter_with_config(lab)[0])
-        sides["starter_eager"] = _as_before(lab, _schedule(s_made, s_driver, calls))
+        sides["starter_eager"] = _on_grader_side(lab, _schedule(s_made, s_driver, calls))
     with torch.no_grad():  # as they are timed: grad mode is guarded
         for side, config in compiled.items():
             with probe.config_as(config):
@@ -218,7 +218,7 @@ def _end_to_end(lab, against: str, backend: str, rounds: int, calls: list, outpu
         for side in [s for s in (("fix", "starter") if number % 2 else ("starter", "fix")) if s in times]:
             # Each side compiles under its own file's settings; the starter under the process-wide state
             # from before the submission ran.
-            with probe.config_as(configs[side]), (lab.as_before() if side == "starter" else contextlib.nullcontext()):
+            with probe.config_as(configs[side]), (lab.grader_side() if side == "starter" else contextlib.nullcontext()):
                 made, driver, options = lab.build(lab.submission if side == "fix" else lab.starter_module())
                 returned = [] if side == "fix" and outputs == [] else None  # the fix's first round only
                 seconds, compiled = probe.cold_compile(made, calls, backend, driver=driver, options=options, clock="wall",

@@ -65,11 +65,11 @@ def compile_time_measure(spec, lab) -> dict:
         return {"not_run": True}
     p = spec.params
     backend, repeats = p.get("backend", "aot_eager"), p.get("repeats", 3)
-    with lab.as_before():  # the starter as it runs without the submission's process-wide state
+    with lab.grader_side():  # the starter as it runs without the submission's process-wide state
         starter = lab.starter_module()
     pairs, graphs = [], []
     for _ in range(repeats):  # interleaved: starter, submission, starter, submission, ...
-        with lab.as_before():
+        with lab.grader_side():
             made, driver, options = lab.build(starter)
             before, _ = probe.cold_compile(made, lab.calls, backend, driver=driver, options=options, clock="compile")
         made, driver, options = lab.build(lab.submission)
@@ -90,9 +90,9 @@ def guard_time_measure(spec, lab) -> dict:
     p = spec.params
     against, repeats, rounds = p.get("against", "starter"), p.get("repeats", 5), p.get("rounds", 3)
     defaults = probe.config_defaults(lab.exercise["allow_config"])
-    # The starter as it runs without the submission's process-wide state (``Lab.as_before``); the
+    # The starter as it runs without the submission's process-wide state (``Lab.grader_side``); the
     # fix's own code under default settings runs under its own.
-    isolated = lab.as_before if against == "starter" else contextlib.nullcontext
+    isolated = lab.grader_side if against == "starter" else contextlib.nullcontext
     if against == "starter":
         with isolated():
             base_entry, base_driver, base_options = lab.build(lab.starter_module())
