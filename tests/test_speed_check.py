@@ -369,11 +369,17 @@ SERVED_MASTER = '''# /// exercise
 # syllabus = ["5.1"]
 # entry = "chain"
 # driver = "serve"
-# starter_fails = ["correct"]
+# starter_fails = ["one_graph"]
 # hints = ["where", "how"]
 #
 # [[checks]]
 # kind = "correct"
+# points = 1
+#
+# [[checks]]
+# kind = "graphs"
+# name = "one_graph"
+# equal = 1
 # points = 1
 #
 # [[checks]]
@@ -395,7 +401,9 @@ def chain(x):
     return ((x.sin() + 1) * x.cos()).relu().sqrt()
     # END SOLUTION
     # BEGIN STARTER
-    # return ((x.sin() + 1) * x.cos()).relu()  # TODO: the square root is missing
+    # y = (x.sin() + 1) * x.cos()
+    # print("halfway")  # TODO: what does this line cost the compiled chain?
+    # return y.relu().sqrt()
     # END STARTER
 
 
@@ -443,6 +451,8 @@ def test_eager_work_around_the_compiled_call_counts_in_full_against_the_starter_
     ('against = "starter_eager"\n# mode = "end_to_end"', "mode \"steady\""),
     ('against = "compiled"', "speed.against is"),
     ('eager_min_ratio = 1.5', "eager_min_ratio needs against"),
+    # The fixture's starter fails `correct`: a timing against it could not compare the answers.
+    ('against = "starter_eager"', "the starter must answer as the reference does"),
 ])
 def test_speed_parameters_that_cannot_be_timed_are_refused_when_the_master_loads(fixture_master, params, problem):
     from autograder.format.exercise import ExerciseFormatError, parse_master
@@ -451,3 +461,51 @@ def test_speed_parameters_that_cannot_be_timed_are_refused_when_the_master_loads
     path.write_text(path.read_text().replace("# repeats = 9\n", f"# repeats = 9\n# {params}\n"))
     with pytest.raises(ExerciseFormatError, match=problem):
         parse_master(path)
+
+
+# -- fresh inputs for every timed pass, answers compared ---------------------------------------------
+
+def test_every_timed_pass_gets_new_tensors_with_values_no_pass_saw():
+    import torch
+
+    from autograder.sandbox.kinds.core import PERTURBATION, perturbed
+
+    shared = torch.randn(64, 8)
+    calls = [(shared, torch.arange(5), 3, "name"), ({"x": shared, "scale": 0.5},)]
+    first = perturbed(calls, torch.Generator().manual_seed(1))
+    again = perturbed(calls, torch.Generator().manual_seed(1))
+    other = perturbed(calls, torch.Generator().manual_seed(2))
+    x, ids, number, name = first[0]
+    assert x is not shared and x.shape == shared.shape and x.dtype == shared.dtype and not torch.equal(x, shared)
+    assert ((x - shared).abs() <= PERTURBATION * shared.abs() * 1.0001).all()  # nudged, never more than 2^-10 of itself
+    assert first[1][0]["x"] is x  # one tensor twice stays one tensor
+    assert ids is not calls[0][1] and torch.equal(ids, calls[0][1]) and (number, name) == (3, "name") and first[1][0]["scale"] == 0.5
+    assert torch.equal(again[0][0], x) and not torch.equal(other[0][0], x)  # the values follow the generator
+
+
+def test_the_timing_prepares_each_block_and_reports_each_repeat():
+    from autograder.sandbox import timing
+
+    events = []
+    sides = {name: (lambda name=name: events.append(("run", name))) for name in ("fix", "starter")}
+    timing.interleaved(sides, warmup=1, repeats=2, prepare=lambda side, repeat, runs: events.append(("prepare", side, repeat)),
+                       after_repeat=lambda repeat: events.append(("after", repeat)))
+    assert events == [("prepare", "fix", -1), ("run", "fix"), ("prepare", "starter", -1), ("run", "starter"),
+                      ("prepare", "fix", 0), ("run", "fix"), ("prepare", "starter", 0), ("run", "starter"), ("after", 0),
+                      ("prepare", "starter", 1), ("run", "starter"), ("prepare", "fix", 1), ("run", "fix"), ("after", 1)]
+
+
+def test_answers_that_differ_from_the_starting_files_fail_the_speed_check():
+    fast = _decide({"ratio": 250.0, "ratio_q1": 240.0, "ratio_q3": 260.0, "spreads": [0.05], "unreliable": False})
+    assert fast.status == "passed"
+    from autograder.checks.core import check_speed
+    from autograder.checks.evidence import Evidence, Measured
+    from autograder.format.exercise import CheckSpec
+
+    spec = CheckSpec("speed", "fast", 2, {"min_ratio": {"cpu": 2.0}, "against": "starter"}, "5.1")
+    exercise = type("Exercise", (), {"rel": staticmethod(str), "lesson": "lessons/x.py"})()
+    timing = {"ratio": 250.0, "baseline_ms": 10.0, "candidate_ms": 0.04, "repeats": 15, "eager_ms": 9.0, "starter_ms": 10.0,
+              "eager_ratio": 225.0, "against": "starter", "mode": "steady"}
+    facts = {"graphs": 1, "timing": timing, "answers": {"checked": 1, "differ": "call 7 returned values that differ from the starting file's"}}
+    verdict = check_speed(spec, Evidence(exercise=exercise, measurement=Measured({}), facts=facts))
+    assert verdict.status == "failed" and "did not answer as the starting file does (call 7" in verdict.message, verdict.message

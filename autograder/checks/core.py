@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from autograder.checks.evidence import Evidence
+from autograder.format.fingerprints import fingerprints_differ
 from autograder.checks.facts import Bool, Either, Float, Int, ListOf, Maybe, Plain, Record, Text
 from autograder.checks.registry import decides
 from autograder.format.result import CheckResult, short_path
@@ -370,6 +371,7 @@ SPEED_FACTS = Record({}, {"skipped": Text(40), "not_run": Bool(), "graphs": Int(
                                             "eager_q3": Float(), "eager_ms": Float(), "starter_ms": Float(), "starter_eager_ms": Float(),
                                             "spreads": ListOf(Float(), 2), "unreliable": Bool(), "load": ListOf(Float(), 2),
                                             "cores": Int(1, 10**5), "threads": Int(1, 10**5), "against": Text(20), "mode": Text(20)}),
+                          "answers": Record({"checked": Int(0, 10**6)}, {"differ": Text(600), "skipped": Text(200)}),
                           "fingerprints": ListOf(ListOf(Record({}, {"shape": ListOf(Int(0, 2**40), 16), "dtype": Text(40), "sum": Float(),
                                                                      "abs": Float(), "nans": Int(0, 2**62), "picks": ListOf(Float(), 64),
                                                                      "value": Float(), "type": Text(100)}), 257), 10_000)})
@@ -385,32 +387,6 @@ def _faster(ratio: float, than: str) -> str:
     if ratio >= 1 or ratio <= 0:
         return f"{ratio:.2f}x faster than {than}"
     return f"{1 / ratio:.2f}x slower than {than}"
-
-
-def fingerprints_differ(expected: list, got: list, rtol: float = 1e-3) -> str | None:
-    """Why the fingerprints (``sandbox.plain.fingerprint``, one list per call) of the fix's outputs are
-    not the reference's, or None. Sums are compared relative to the leaf's total magnitude, and
-    each picked value to its own size and to the leaf's mean magnitude: a compiled kernel may order
-    and fuse its float arithmetic differently, a different computation moves them by far more."""
-    if len(got) != len(expected):
-        return f"{len(got)} timed call(s) returned, for {len(expected)}"
-    for number, (want_leaves, got_leaves) in enumerate(zip(expected, got), start=1):
-        if len(got_leaves) != len(want_leaves):
-            return f"call {number} returned {len(got_leaves)} value(s), the reference {len(want_leaves)}"
-        for want, have in zip(want_leaves, got_leaves):
-            if "shape" in want:
-                if have.get("shape") != want["shape"] or have.get("dtype") != want["dtype"]:
-                    return (f"call {number} returned shape {tuple(have.get('shape') or ())} {have.get('dtype', 'no tensor')}, "
-                            f"the reference {tuple(want['shape'])} {want['dtype']}")
-                scale = max(want["abs"], 1e-30)
-                mean = scale / max(math.prod(want["shape"]), 1)
-                if (have["nans"] != want["nans"] or abs(have["sum"] - want["sum"]) > rtol * scale
-                        or abs(have["abs"] - want["abs"]) > rtol * scale
-                        or any(abs(a - b) > rtol * (abs(b) + mean) + 1e-6 for a, b in zip(have["picks"], want["picks"]))):
-                    return f"call {number} returned values that differ from the reference's"
-            elif have != want and not ("value" in want and "value" in have and abs(have["value"] - want["value"]) <= rtol * (abs(want["value"]) + 1e-6)):
-                return f"call {number} returned {have.get('value', have.get('type'))}, the reference {want.get('value', want.get('type'))}"
-    return None
 
 
 def _verdict(ratio: float, low: float, high: float, unreliable: bool, threshold: float) -> bool | None:
@@ -447,6 +423,12 @@ def check_speed(spec, ev: Evidence) -> CheckResult:
             return CheckResult.outcome(spec, False, f"On the large inputs this check times, your compiled code's answers are not "
                                        f"the reference's ({wrong}): a speed-up counts only for the right answers. "
                                        f"{_lesson(spec, ev.exercise)}")
+    differ = (ev.facts.get("answers") or {}).get("differ")
+    if differ:
+        return CheckResult.outcome(spec, False, "On the fresh inputs every timed pass gets (the schedule's values, each nudged by "
+                                   f"about a thousandth), your compiled code did not answer as the starting file does ({differ}): "
+                                   "a speed-up counts only for answers computed from each call's own inputs, not remembered from "
+                                   f"earlier calls. {_lesson(spec, ev.exercise)}")
     if not ev.facts.get("graphs"):
         return CheckResult.outcome(spec, False, f"No graph was compiled, so there is nothing compiled to time against {AGAINST[against]}: "
                                    f"code that runs eagerly is not a compiled speed-up. {_lesson(spec, ev.exercise)}")
@@ -479,6 +461,12 @@ def check_speed(spec, ev: Evidence) -> CheckResult:
     if len(spreads) > 1:
         machine += f" The first timing scattered (spread {spreads[0]:.2f}); it was repeated with twice the repeats."
     message = f"{'; '.join(v[0] for v in verdicts)}. Times ({how}): {', '.join(shown)}.{machine}"
+    answers = ev.facts.get("answers") or {}
+    if answers.get("checked"):
+        message += (f" Every timed pass ran on fresh inputs; on {answers['checked']} of them your answers matched the starting "
+                    "file's.")
+    elif answers.get("skipped"):
+        message += f" Every timed pass ran on fresh inputs; the answers were not compared: {answers['skipped']}."
     if any(v[1] is False for v in verdicts):
         return CheckResult.outcome(spec, False, f"{message} {_lesson(spec, ev.exercise)}")
     if any(v[1] is None for v in verdicts):

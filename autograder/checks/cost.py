@@ -127,7 +127,8 @@ def _untimed(spec, ev: Evidence) -> CheckResult | None:
 
 
 @decides("compile_time", facts=Record({}, {"not_run": Bool(), "seconds": PAIRS, "graphs": ListOf(Int(0, 10**7), 1000),
-                                           "backend": Text(60), "measure_failed": Text(2000)}))
+                                           "backend": Text(60), "measure_failed": Text(2000),
+                                           "answers": Record({"checked": Int(0, 10**6)}, {"differ": Text(600)})}))
 def check_compile_time(spec, ev: Evidence) -> CheckResult:
     untimed = _untimed(spec, ev)
     if untimed:
@@ -136,6 +137,12 @@ def check_compile_time(spec, ev: Evidence) -> CheckResult:
     pairs, backend = ev.facts["seconds"], ev.facts.get("backend", p.get("backend", "aot_eager"))
     if not pairs or len(pairs) != len(ev.facts.get("graphs") or []) or any(len(pair) != 2 for pair in pairs):
         return CheckResult.outcome(spec, False, "The grader's compile-time measurement is incomplete, so it cannot pass.")
+    differ = (ev.facts.get("answers") or {}).get("differ")
+    if differ:
+        return CheckResult.outcome(spec, False, "In the cold runs the grader timed (the schedule with its values nudged by about a "
+                                   f"thousandth), your code did not answer as the starting file does ({differ}): compile time "
+                                   "counts only for a schedule that computes every call's answer. "
+                                   f"{_lesson(spec, ev.exercise)}")
     if min(ev.facts["graphs"]) == 0:
         return CheckResult.outcome(spec, False, "Your code compiled no graph in a cold run of the schedule, so there is no compile "
                                    "time to compare: code that is not compiled is no faster compile. "

@@ -73,7 +73,8 @@ def one_thread():
         torch.set_num_threads(threads)
 
 
-def interleaved(sides: dict, warmup: int, repeats: int, min_seconds: float = 0.0) -> dict[str, list[float]]:
+def interleaved(sides: dict, warmup: int, repeats: int, min_seconds: float = 0.0, prepare=None,
+                after_repeat=None) -> dict[str, list[float]]:
     """Seconds of each side's zero-argument run, timed in turns: side A, side B, ..., then again,
     each repeat starting one side further on.
 
@@ -81,13 +82,23 @@ def interleaved(sides: dict, warmup: int, repeats: int, min_seconds: float = 0.0
     then lands on neighbouring runs of every side alike, so the per-repeat ratios stay comparable.
     With ``min_seconds``, a repeat runs each side as many times as the slowest side needs to last
     that long (the same count for every side; the times are per run): a run of a millisecond or two
-    is cut up by the scheduler of a loaded machine, one of tens of milliseconds averages that out."""
-    for _ in range(warmup):
-        for run in sides.values():
+    is cut up by the scheduler of a loaded machine, one of tens of milliseconds averages that out.
+    ``prepare(side, repeat, runs)``, untimed, comes before each block of a side's runs (repeat < 0:
+    the warm-up and the sizing run); ``after_repeat(repeat)``, untimed, after each repeat."""
+    def ready(name: str, repeat: int, count: int) -> None:
+        if prepare is not None:
+            prepare(name, repeat, count)
+
+    for number in range(warmup):
+        for name, run in sides.items():
+            ready(name, -1 - number, 1)
             run()
     runs = 1
     if min_seconds > 0:
-        slowest = max(_time_once(run, ()) for run in sides.values())
+        slowest = 0.0
+        for name, run in sides.items():
+            ready(name, -1 - warmup, 1)
+            slowest = max(slowest, _time_once(run, ()))
         runs = max(1, min(100, int(min_seconds / max(slowest, 1e-6)) + 1))
 
     def several(run):
@@ -103,7 +114,10 @@ def interleaved(sides: dict, warmup: int, repeats: int, min_seconds: float = 0.0
         # caches cooled, its memory freed a moment ago) measured 0.92x against an identical copy.
         shift = repeat % len(order)
         for name, run in order[shift:] + order[:shift]:
+            ready(name, repeat, runs)
             times[name].append(_time_once(several(run), ()) / runs)
+        if after_repeat is not None:
+            after_repeat(repeat)
     return times
 
 

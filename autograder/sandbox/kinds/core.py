@@ -10,6 +10,7 @@ import contextlib
 import copy
 import os
 
+from autograder.format.fingerprints import fingerprints_differ
 from autograder.sandbox.kinds import Prepared, measures, references
 from autograder.sandbox.plain import object_marker, to_plain
 
@@ -115,6 +116,129 @@ def _timed_calls(spec, lab) -> tuple[list, list | None]:
     return with_file_functions(own, {name: getattr(lab.submission, name, None) for name in file_functions_named(own)}), []
 
 
+# -- the timed passes' inputs: never seen before, and the answers compared ----------------------------
+#
+# A fix that remembers its answers (by a request's id, by its values, by its place in the schedule)
+# and hands them out again is fast only where the timing repeats the same calls. So every timed pass
+# of every side gets inputs no pass saw before: each floating-point tensor of the schedule new, each
+# value multiplied by 1 + PERTURBATION * u (u uniform in [-1, 1), from a generator seeded by a secret
+# this process drew before the timing). The fix and the grader's own side (the starting file) get
+# the same values in the same repeat; the fix's own eager side other values (else a fix remembering
+# by value would hand its compiled side what its eager side had just computed). And on a few passes
+# chosen at random among the repeats, untimed, the fix's answers are fingerprinted at once and
+# compared with the starting file's on the same fresh inputs: an answer remembered from other inputs
+# differs. Only where the starting file's own answers do not depend on what it was asked before (two
+# of its passes on the same inputs agree) and it answers as the reference does (no speed exercise's
+# starter fails `correct`: `dev check`).
+
+PERTURBATION = 2.0 ** -10
+ANSWER_CHECKS = 3  # repeats whose answers are compared
+FIX_VALUES, EAGER_VALUES, CHECK_VALUES, HISTORY_VALUES = range(4)
+
+
+def perturbed(calls, generator):
+    """A copy of ``calls`` in which every floating-point tensor is new, each value multiplied by
+    1 + PERTURBATION * u (u uniform in [-1, 1) from ``generator``); other tensors are copied and
+    everything else is kept (the same tensor twice stays one tensor)."""
+    import torch
+
+    made: dict[int, object] = {}
+
+    def visit(value):
+        if isinstance(value, torch.Tensor):
+            if id(value) not in made:
+                if value.is_floating_point():
+                    u = torch.rand(value.shape, generator=generator, dtype=torch.float32).to(value.device)
+                    new = value * (1 + PERTURBATION * (2 * u - 1)).to(value.dtype)
+                else:
+                    new = value.clone()
+                made[id(value)] = new.requires_grad_() if value.requires_grad and new.is_floating_point() else new
+            return made[id(value)]
+        if isinstance(value, tuple) and not hasattr(value, "_fields"):
+            return tuple(visit(item) for item in value)
+        if isinstance(value, list):
+            return [visit(item) for item in value]
+        if isinstance(value, dict):
+            return {key: visit(item) for key, item in value.items()}
+        return value
+
+    return visit(calls)
+
+
+class Feeds:
+    """The inputs of every timed pass of every side (``prepare``, untimed; ``take``, per pass)."""
+
+    def __init__(self, calls: list, lab, secret: int | None = None):
+        import secrets
+
+        self.calls, self.lab = calls, lab
+        self.secret = secrets.randbits(48) if secret is None else secret
+        self.queues: dict[str, list] = {}
+
+    def inputs(self, kind: int, repeat: int, number: int) -> list:
+        import torch
+
+        seed = hash((self.secret, kind, repeat, number)) & (2 ** 62 - 1)
+        with self.lab.grader_side(), torch.no_grad():  # nothing the submission left in effect touches them
+            return perturbed(self.calls, torch.Generator().manual_seed(seed))
+
+    def prepare(self, side: str, repeat: int, runs: int) -> None:
+        kind = EAGER_VALUES if side == "eager" else FIX_VALUES
+        self.queues[side] = [self.inputs(kind, repeat, number) for number in range(runs)]
+
+    def take(self, side: str) -> list:
+        queue = self.queues.get(side)
+        return queue.pop() if queue else self.inputs(EAGER_VALUES if side == "eager" else FIX_VALUES, -10**6, len(self.calls))
+
+
+def _fed(fn, driver, feeds: Feeds, side: str):
+    """A timed pass of ``side``: the schedule through ``fn`` on the next inputs ``feeds`` prepared."""
+    def run():
+        for args in feeds.take(side):
+            driver(fn, *args) if driver is not None else fn(*args)
+    return run
+
+
+def _answers_of(fn, driver, lab, grader: bool):
+    """A pass on given inputs whose answers are fingerprinted at once (a result the next call
+    overwrites in place is read as it was returned); the grader's side in ``Lab.grader_side``."""
+    def answers(calls: list) -> list:
+        found: list = []
+        with lab.grader_side() if grader else contextlib.nullcontext():
+            _schedule(fn, driver, calls, found)()
+        return found
+    return answers
+
+
+def compare_answers(feeds: Feeds, answers: dict, baseline: str | None, repeats: list[int], record: dict):
+    """``after_repeat`` for ``timing.interleaved``: on the chosen repeats, the fix's answers and the
+    grader's side's on the same fresh inputs, compared; the outcome goes to ``record``."""
+    import torch
+
+    def after(repeat: int) -> None:
+        if baseline is None or record.get("differ") or record.get("skipped") or repeat not in repeats:
+            return
+        with torch.no_grad():
+            want = answers[baseline](feeds.inputs(CHECK_VALUES, repeat, 0))
+            got = answers["fix"](feeds.inputs(CHECK_VALUES, repeat, 0))
+        wrong = fingerprints_differ(want, got, other="the starting file")
+        record["checked"] = record.get("checked", 0) + 1
+        if wrong:
+            record["differ"] = wrong
+    return after
+
+
+def _history_free(feeds: Feeds, answers) -> bool:
+    """Whether the grader's side answers the same inputs alike twice (its answers do not depend on
+    what it was asked before: no running statistics, no training step)."""
+    import torch
+
+    with torch.no_grad():
+        first = answers(feeds.inputs(HISTORY_VALUES, 0, 0))
+        second = answers(feeds.inputs(HISTORY_VALUES, 0, 0))
+    return fingerprints_differ(first, second) is None
+
+
 def _schedule(fn, driver, calls, outputs: list | None = None):
     """A zero-argument run of the whole schedule through ``fn`` (by way of the exercise's driver);
     with ``outputs``, the fingerprint of what each call returned is appended to it, at once (a
@@ -158,11 +282,12 @@ def _on_grader_side(lab, run):
     return isolated
 
 
-def _steady_sides(lab, against: str, backend, calls: list, outputs: list | None) -> tuple[dict, object]:
+def _steady_sides(lab, against: str, backend, calls: list, outputs: list | None, feeds: Feeds) -> tuple[dict, object, dict]:
     """The fix compiled, its own code eagerly, and (against the starter) the starter compiled the same
-    way, each compiled here by one pass under its own file's settings (the fix's first pass appends
-    the fingerprints of what it returned to ``outputs``, when given); a counter of the graphs the fix
-    compiled."""
+    way or run eagerly, each timed pass on the inputs ``feeds`` prepares, each compiled side compiled
+    here by one pass on the schedule itself under its own file's settings (the fix's first pass
+    appends the fingerprints of what it returned to ``outputs``, when given); a counter of the graphs
+    the fix compiled; and, per side whose answers are compared, a pass that fingerprints them."""
     import torch
 
     from autograder.sandbox import probe
@@ -173,31 +298,39 @@ def _steady_sides(lab, against: str, backend, calls: list, outputs: list | None)
     made, driver, options = lab.build(lab.submission)
     counter = probe.CountingBackend(backend)
     fix = probe.compile_with(made, counter, options)
-    sides = {"eager": _schedule(made, driver, calls), "fix": _schedule(fix, driver, calls)}
-    compiled = {"fix": _fix_config(lab)}
+    sides = {"eager": _fed(made, driver, feeds, "eager"), "fix": _fed(fix, driver, feeds, "fix")}
+    answers = {"fix": _answers_of(fix, driver, lab, grader=False)}
+    warm = {"fix": (_fix_config(lab), _schedule(fix, driver, calls, outputs))}
     if against == "starter":
         starter, starter_config = _starter_with_config(lab)
         with probe.config_as(starter_config), lab.grader_side():
             s_made, s_driver, s_options = lab.build(starter)
-        sides["starter"] = _on_grader_side(lab, _schedule(probe.compile_with(s_made, backend, s_options), s_driver, calls))
-        compiled["starter"] = starter_config
+        s_fn = probe.compile_with(s_made, backend, s_options)
+        sides["starter"] = _on_grader_side(lab, _fed(s_fn, s_driver, feeds, "starter"))
+        warm["starter"] = (starter_config, _on_grader_side(lab, _schedule(s_fn, s_driver, calls)))
+        answers["starter"] = _answers_of(s_fn, s_driver, lab, grader=True)
     elif against == "starter_eager":
         # The server as it was, never compiled: work a fix leaves outside its compiled code (eager tensor
         # work around the compiled call) is counted in full, where against its own eager code it is on
         # both sides and only pulls the ratio toward 1.
         with lab.grader_side():
             s_made, s_driver, _ = lab.build(_starter_with_config(lab)[0])
-        sides["starter_eager"] = _on_grader_side(lab, _schedule(s_made, s_driver, calls))
+        sides["starter_eager"] = _on_grader_side(lab, _fed(s_made, s_driver, feeds, "starter_eager"))
+        answers["starter_eager"] = _answers_of(s_made, s_driver, lab, grader=True)
     with torch.no_grad():  # as they are timed: grad mode is guarded
-        for side, config in compiled.items():
+        for side, (config, run) in warm.items():
             with probe.config_as(config):
-                (_schedule(fix, driver, calls, outputs) if side == "fix" else sides[side])()
-    return sides, counter
+                run()
+    return sides, counter, answers
 
 
-def _end_to_end(lab, against: str, backend: str, rounds: int, calls: list, outputs: list | None) -> tuple[dict, int]:
+def _end_to_end(lab, against: str, backend: str, rounds: int, calls: list, outputs: list | None, feeds: Feeds,
+                checked: dict) -> tuple[dict, int]:
     """Per round, each side's whole schedule once from a fresh Dynamo state with cold Inductor caches,
-    compile included: the starter and the fix in alternating order, then the schedule run eagerly."""
+    compile included: the starter and the fix in alternating order, on the same fresh inputs, then the
+    schedule run eagerly on others. Against the starter, each round's answers of the two are compared
+    (``checked``). Only the fix's first round, when it is fingerprinted for the reference
+    (``outputs``, the speed check's own inputs, which no pass has seen), runs on the inputs as drawn."""
     import time
 
     import torch
@@ -215,21 +348,30 @@ def _end_to_end(lab, against: str, backend: str, rounds: int, calls: list, outpu
     graphs = 0
     configs = {"fix": _fix_config(lab), **({"starter": _starter_with_config(lab)[1]} if against == "starter" else {})}
     for number in range(rounds):
+        as_drawn = number == 0 and outputs == []
+        inputs = copy.deepcopy(calls) if as_drawn else feeds.inputs(FIX_VALUES, number, 0)
+        answers: dict[str, list] = {}
         for side in [s for s in (("fix", "starter") if number % 2 else ("starter", "fix")) if s in times]:
             # Each side compiles under its own file's settings; the starter under the process-wide state
             # from before the submission ran.
+            returned: list = []
             with probe.config_as(configs[side]), (lab.grader_side() if side == "starter" else contextlib.nullcontext()):
                 made, driver, options = lab.build(lab.submission if side == "fix" else lab.starter_module())
-                returned = [] if side == "fix" and outputs == [] else None  # the fix's first round only
-                seconds, compiled = probe.cold_compile(made, calls, backend, driver=driver, options=options, clock="wall",
+                seconds, compiled = probe.cold_compile(made, inputs, backend, driver=driver, options=options, clock="wall",
                                                        outputs=returned)
-                if returned is not None:
-                    outputs += [fingerprint(to_plain(result)) for result in returned]
+                answers[side] = [fingerprint(to_plain(result)) for result in returned]
+            if side == "fix" and as_drawn:
+                outputs += answers[side]
             times[side].append(seconds)
             if side == "fix":
                 graphs = max(graphs, compiled)
+        if "starter" in answers and not checked.get("differ"):
+            checked["checked"] = checked.get("checked", 0) + 1
+            wrong = fingerprints_differ(answers["starter"], answers["fix"], other="the starting file")
+            if wrong:
+                checked["differ"] = wrong
         made, driver, _ = lab.build(lab.submission)
-        run = _schedule(made, driver, copy.deepcopy(calls))
+        run = _schedule(made, driver, feeds.inputs(EAGER_VALUES, number, 0))
         with torch.no_grad():
             started = time.perf_counter()
             run()
@@ -268,17 +410,28 @@ def _speed(spec, lab, against, mode, backend, limit, load_before) -> dict:
 
     from autograder.sandbox import timing
 
+    import random
+
     p = spec.params
     attempts = []
     calls, outputs = _timed_calls(spec, lab)
-    sides, counter = _steady_sides(lab, against, backend, calls, outputs) if mode != "end_to_end" else (None, None)
+    feeds = Feeds(calls, lab)
+    checked: dict = {}
+    baseline = against if against in ("starter", "starter_eager") else None
+    if mode != "end_to_end":
+        sides, counter, answers = _steady_sides(lab, against, backend, calls, outputs, feeds)
+        if baseline is not None and not _history_free(feeds, answers[baseline]):
+            checked["skipped"] = "the starting file's answers depend on what it was asked before"
     for attempt in range(2):
+        repeats = p.get("repeats", 15) * (attempt + 1)
         if mode == "end_to_end":
-            times, graphs = _end_to_end(lab, against, backend, p.get("rounds", 2) * (attempt + 1), calls, outputs)
+            times, graphs = _end_to_end(lab, against, backend, p.get("rounds", 2) * (attempt + 1), calls, outputs, feeds, checked)
         else:
+            chosen = random.SystemRandom().sample(range(repeats), min(ANSWER_CHECKS, repeats)) if attempt == 0 else []
             with torch.no_grad():  # the retry runs warm sides: no second warm-up
-                times = timing.interleaved(sides, p.get("warmup", 3) if attempt == 0 else 0, p.get("repeats", 15) * (attempt + 1),
-                                           min_seconds=p.get("min_repeat_ms", 25) / 1e3)
+                times = timing.interleaved(sides, p.get("warmup", 3) if attempt == 0 else 0, repeats,
+                                           min_seconds=p.get("min_repeat_ms", 25) / 1e3, prepare=feeds.prepare,
+                                           after_repeat=compare_answers(feeds, answers, baseline, chosen, checked))
             graphs = counter.graphs
         found = timing.summary(times, "fix", against)
         attempts.append(found["spread"])
@@ -295,6 +448,8 @@ def _speed(spec, lab, against, mode, backend, limit, load_before) -> dict:
         "load": [float(load_before), float(timing.load_average())], "cores": int(os.cpu_count() or 1),
         "threads": int(torch.get_num_threads()),
         "against": against, "mode": mode},
+        "answers": {"checked": int(checked.get("checked", 0)), **({"differ": str(checked["differ"])[:500]} if checked.get("differ") else {}),
+                    **({"skipped": checked["skipped"]} if checked.get("skipped") else {})},
         **({"fingerprints": outputs} if outputs is not None else {})}
 
 

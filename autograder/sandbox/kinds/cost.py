@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import contextlib
 
+from autograder.format.fingerprints import fingerprints_differ
 from autograder.sandbox.kinds import measures
-from autograder.sandbox.plain import to_plain
+from autograder.sandbox.kinds.core import FIX_VALUES, Feeds
+from autograder.sandbox.plain import fingerprint, to_plain
 
 
 def guard_report(lab) -> dict:
@@ -67,16 +69,30 @@ def compile_time_measure(spec, lab) -> dict:
     backend, repeats = p.get("backend", "aot_eager"), p.get("repeats", 3)
     with lab.grader_side():  # the starter as it runs without the submission's process-wide state
         starter = lab.starter_module()
-    pairs, graphs = [], []
-    for _ in range(repeats):  # interleaved: starter, submission, starter, submission, ...
+    # Each repeat's schedule is fresh (new tensors, values nudged: kinds.core.Feeds), the same for both
+    # sides: a fix that remembered answers from the structure run would skip calls, and their compiles.
+    # The answers of the two are compared (the starter answers as the reference does: exercise.py).
+    feeds = Feeds(lab.calls, lab)
+    pairs, graphs, answers = [], [], {"checked": 0}
+    for number in range(repeats):  # interleaved: starter, submission, starter, submission, ...
+        calls = feeds.inputs(FIX_VALUES, number, 0)
+        returned: dict[str, list] = {"starter": [], "fix": []}
         with lab.grader_side():
             made, driver, options = lab.build(starter)
-            before, _ = probe.cold_compile(made, lab.calls, backend, driver=driver, options=options, clock="compile")
+            before, _ = probe.cold_compile(made, calls, backend, driver=driver, options=options, clock="compile",
+                                           outputs=returned["starter"])
+            want = [fingerprint(to_plain(result)) for result in returned["starter"]]
         made, driver, options = lab.build(lab.submission)
-        after, compiled = probe.cold_compile(made, lab.calls, backend, driver=driver, options=options, clock="compile")
+        after, compiled = probe.cold_compile(made, calls, backend, driver=driver, options=options, clock="compile",
+                                             outputs=returned["fix"])
         pairs.append([float(before), float(after)])
         graphs.append(int(compiled))
-    return {"seconds": pairs, "graphs": graphs, "backend": backend}
+        if "differ" not in answers:
+            answers["checked"] += 1
+            wrong = fingerprints_differ(want, [fingerprint(to_plain(result)) for result in returned["fix"]], other="the starting file")
+            if wrong:
+                answers["differ"] = wrong[:500]
+    return {"seconds": pairs, "graphs": graphs, "backend": backend, "answers": answers}
 
 
 @measures("guard_time", params=("against", "repeats", "rounds"), costly=True)
