@@ -477,7 +477,7 @@ def test_every_timed_pass_gets_new_tensors_with_values_no_pass_saw():
     other = perturbed(calls, torch.Generator().manual_seed(2))
     x, ids, number, name = first[0]
     assert x is not shared and x.shape == shared.shape and x.dtype == shared.dtype and not torch.equal(x, shared)
-    assert ((x - shared).abs() <= PERTURBATION * shared.abs() * 1.0001).all()  # nudged, never more than 2^-10 of itself
+    assert ((x - shared).abs() <= PERTURBATION * shared.abs() * 1.0001).all()  # nudged, never more than 2^-5 of itself
     assert first[1][0]["x"] is x  # one tensor twice stays one tensor
     assert ids is not calls[0][1] and torch.equal(ids, calls[0][1]) and (number, name) == (3, "name") and first[1][0]["scale"] == 0.5
     assert torch.equal(again[0][0], x) and not torch.equal(other[0][0], x)  # the values follow the generator

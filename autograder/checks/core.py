@@ -426,7 +426,7 @@ def check_speed(spec, ev: Evidence) -> CheckResult:
     differ = (ev.facts.get("answers") or {}).get("differ")
     if differ:
         return CheckResult.outcome(spec, False, "On the fresh inputs every timed pass gets (the schedule's values, each nudged by "
-                                   f"about a thousandth), your compiled code did not answer as the starting file does ({differ}): "
+                                   f"up to 3%), your compiled code did not answer as the starting file does ({differ}): "
                                    "a speed-up counts only for answers computed from each call's own inputs, not remembered from "
                                    f"earlier calls. {_lesson(spec, ev.exercise)}")
     if not ev.facts.get("graphs"):

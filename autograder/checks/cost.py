@@ -139,8 +139,8 @@ def check_compile_time(spec, ev: Evidence) -> CheckResult:
         return CheckResult.outcome(spec, False, "The grader's compile-time measurement is incomplete, so it cannot pass.")
     differ = (ev.facts.get("answers") or {}).get("differ")
     if differ:
-        return CheckResult.outcome(spec, False, "In the cold runs the grader timed (the schedule with its values nudged by about a "
-                                   f"thousandth), your code did not answer as the starting file does ({differ}): compile time "
+        return CheckResult.outcome(spec, False, "In the cold runs the grader timed (the schedule with its values nudged by up to "
+                                   f"3%), your code did not answer as the starting file does ({differ}): compile time "
                                    "counts only for a schedule that computes every call's answer. "
                                    f"{_lesson(spec, ev.exercise)}")
     if min(ev.facts["graphs"]) == 0:
