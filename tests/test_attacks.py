@@ -7,7 +7,8 @@ process, 2 a forgeable verdict channel, 3 an identity-only integrity watch, 4 wh
 was scanned, 5 processes that outlive the grading, 6 soft limits, 7 symbolic links, 8 check
 semantics, 9 a deeply nested notebook), the check kind it aims at, and how the submission is
 built: the code after the header appended to the exercise's starting file (``base = "starter"``,
-the default) or alone (``"none"``), or a ``form`` (a symbolic link, a notebook). Files in
+the default), to its reference solution (``"solution"``) or to one of its master's variants
+(``"wrong:NAME"``, ``"fair:NAME"``), or alone (``"none"``), or a ``form`` (a symbolic link, a notebook). Files in
 ``tests/attacks/fair/`` are fair solutions that differ from the reference: each must pass.
 
 Every attack and every fair solution is graded warm (``grade(warm=True)``, structure only unless
@@ -62,7 +63,7 @@ def build(meta: dict, code: str, folder: Path) -> Path:
     """The submission file an attack describes, in ``folder``."""
     exercise = load(meta["exercise"])
     form = meta.get("form", "py")
-    base = {"starter": exercise.starter.read_text(encoding="utf-8") + "\n\n", "none": ""}[meta.get("base", "starter")]
+    base = _base(exercise, meta.get("base", "starter"))
     path = folder / f"{exercise.id}.py"
     if form == "py":
         path.write_text(base + code, encoding="utf-8")
@@ -88,6 +89,22 @@ def build(meta: dict, code: str, folder: Path) -> Path:
     else:
         raise AssertionError(f"unknown form {form!r}")
     return path
+
+
+def _base(exercise, base: str) -> str:
+    """The text an attack's code is appended to: the starting file, nothing, the reference solution
+    (``"solution"``) or one of the master's own variants (``"wrong:NAME"``, ``"fair:NAME"``), rendered
+    from the master so the attack follows it when it changes."""
+    from autograder.format.exercise import variant_free_solution, variant_source
+
+    if base in ("starter", "none"):
+        return {"starter": exercise.starter.read_text(encoding="utf-8") + "\n\n", "none": ""}[base]
+    master = exercise.master.read_text(encoding="utf-8")
+    if base == "solution":
+        return variant_free_solution(master) + "\n\n"
+    kind, _, name = base.partition(":")
+    assert kind in ("wrong", "fair") and name, f"unknown base {base!r}"
+    return variant_source(master, name, kind.upper(), exercise.rel(exercise.master), exercise.id, exercise.title) + "\n\n"
 
 
 def trust_landed() -> bool:
