@@ -401,6 +401,17 @@ def _verdict(ratio: float, low: float, high: float, unreliable: bool, threshold:
     return None
 
 
+def answers_differ(spec, ev: Evidence, where: str, what: str) -> CheckResult | None:
+    """The failure when the timing found the fix answering its fresh inputs otherwise than the
+    starting file (``facts["answers"]["differ"]``: an answer remembered from other inputs), or None."""
+    differ = (ev.facts.get("answers") or {}).get("differ")
+    if not differ:
+        return None
+    return CheckResult.outcome(spec, False, f"{where} (the schedule's values, each nudged by up to 3%), your code did not "
+                               f"answer as the starting file does ({differ}): {what} counts only for answers computed from "
+                               f"each call's own inputs, not remembered from earlier calls. {_lesson(spec, ev.exercise)}")
+
+
 @decides("speed", facts=SPEED_FACTS, timing=lambda facts: dict(facts.get("timing") or {}))
 def check_speed(spec, ev: Evidence) -> CheckResult:
     device = ev.device
@@ -423,12 +434,9 @@ def check_speed(spec, ev: Evidence) -> CheckResult:
             return CheckResult.outcome(spec, False, f"On the large inputs this check times, your compiled code's answers are not "
                                        f"the reference's ({wrong}): a speed-up counts only for the right answers. "
                                        f"{_lesson(spec, ev.exercise)}")
-    differ = (ev.facts.get("answers") or {}).get("differ")
+    differ = answers_differ(spec, ev, "On the fresh inputs every timed pass gets", "a speed-up")
     if differ:
-        return CheckResult.outcome(spec, False, "On the fresh inputs every timed pass gets (the schedule's values, each nudged by "
-                                   f"up to 3%), your compiled code did not answer as the starting file does ({differ}): "
-                                   "a speed-up counts only for answers computed from each call's own inputs, not remembered from "
-                                   f"earlier calls. {_lesson(spec, ev.exercise)}")
+        return differ
     if not ev.facts.get("graphs"):
         return CheckResult.outcome(spec, False, f"No graph was compiled, so there is nothing compiled to time against {AGAINST[against]}: "
                                    f"code that runs eagerly is not a compiled speed-up. {_lesson(spec, ev.exercise)}")
