@@ -121,8 +121,8 @@ def _timed_calls(spec, lab) -> tuple[list, list | None]:
 # A fix that remembers its answers (by a request's id, by its values, by its place in the schedule)
 # and hands them out again is fast only where the timing repeats the same calls. So every timed pass
 # of every side gets inputs no pass saw before: each floating-point tensor of the schedule new, each
-# value multiplied by 1 + PERTURBATION * u (u uniform in [-1, 1), from a generator seeded by a secret
-# this process drew before the timing). The fix and the grader's own side (the starting file) get
+# value multiplied by a factor within 3% of 1 (``_nudged``, from a generator seeded by a secret this
+# process drew before the timing). The fix and the grader's own side (the starting file) get
 # the same values in the same repeat; the fix's own eager side other values (else a fix remembering
 # by value would hand its compiled side what its eager side had just computed). And on a few passes
 # chosen at random among the repeats, untimed, the fix's answers are fingerprinted at once and
@@ -133,9 +133,7 @@ def _timed_calls(spec, lab) -> tuple[list, list | None]:
 
 PERTURBATION = 2.0 ** -5  # 3%: an answer remembered for inputs this far off differs well beyond the comparison's 1e-3
 ANSWER_CHECKS = 3  # repeats whose answers are compared
-FIX_VALUES, EAGER_VALUES, CHECK_VALUES, HISTORY_VALUES = range(4)
-
-
+FIX_VALUES, EAGER_VALUES, CHECK_VALUES, HISTORY_VALUES = range(4)  # whose values: kinds of nudge seeds
 NUDGE_PERIOD = 4096  # the factors repeat along a tensor's flattened values with this period
 
 
@@ -211,7 +209,7 @@ class Feeds:
 
     def take(self, side: str) -> list:
         queue = self.queues.get(side)
-        return queue.pop() if queue else self.inputs(EAGER_VALUES if side == "eager" else FIX_VALUES, -10**6, len(self.calls))
+        return queue.pop() if queue else self.calls  # a pass nobody prepared (none in a timing): the schedule
 
 
 def _fed(fn, driver, feeds: Feeds, side: str):
