@@ -301,11 +301,16 @@ COMPILE_TIME_MASTER = '''# /// exercise
 # title = "Compile less"
 # syllabus = ["5.3"]
 # entry = "f"
-# starter_fails = ["correct"]
+# starter_fails = ["one_graph"]
 # hints = ["where", "how"]
 #
 # [[checks]]
 # kind = "correct"
+#
+# [[checks]]
+# kind = "graphs"
+# name = "one_graph"
+# max = 1
 #
 # [[checks]]
 # kind = "compile_time"
@@ -322,7 +327,9 @@ def f(x):
     return (x.sin() + x.cos()).relu()
     # END SOLUTION
     # BEGIN STARTER
-    # return (x.sin() + x.cos()).relu() * 2  # TODO: wrong on purpose
+    # y = x.sin() + x.cos()
+    # print("halfway")  # TODO: a break, so two graphs
+    # return y.relu()
     # END STARTER
 
 

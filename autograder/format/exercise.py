@@ -702,10 +702,11 @@ def _parse_master_text(path: Path, text: str) -> Exercise:
     _expect(any(c.kind not in COSTLY_KINDS for c in checks if c.name in starter_fails), where,
             "starter_fails must name at least one check that is not a timing check, so structure-only runs catch the starter")
     # A timing against the starter compares the fix's answers on fresh inputs with the starter's (sandbox/kinds/core.py).
-    _expect(not any(c.kind == "speed" and c.params.get("against") in ("starter", "starter_eager") for c in checks)
+    _expect(not any((c.kind == "speed" and c.params.get("against") in ("starter", "starter_eager")) or c.kind == "compile_time"
+                    for c in checks)
             or not any(c.kind == "correct" and c.name in starter_fails for c in checks), where,
-            "a speed check against the starter compares the fix's answers with the starter's: the starter must answer "
-            "as the reference does (no `correct` check in starter_fails)")
+            "a speed check against the starter, or a compile_time check, compares the fix's answers with the starter's: "
+            "the starter must answer as the reference does (no `correct` check in starter_fails)")
     hints = [str(h).strip() for h in header["hints"]]
     _expect(len(hints) >= 2 and all(hints), where, "give at least two non-empty hints (a ladder: where, then how)")
 
