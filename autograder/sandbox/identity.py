@@ -260,13 +260,12 @@ def compile_caches_in(folder: str) -> None:
 
 
 @contextlib.contextmanager
-def compile_caches_at(folder: str):
-    """Inductor's and Triton's caches under ``folder`` while the block runs, then whatever they were."""
-    names = {"TORCHINDUCTOR_CACHE_DIR": "inductor-cache", "TRITON_CACHE_DIR": "triton-cache"}
-    old = {name: os.environ.get(name) for name in names}
-    os.environ.update({name: os.path.join(folder, sub) for name, sub in names.items()})
+def _environment(values: dict):
+    """These environment variables set while the block runs, then each as it was (unset if it was)."""
+    old = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
     try:
-        yield folder
+        yield
     finally:
         for name, value in old.items():
             if value is None:
@@ -276,17 +275,18 @@ def compile_caches_at(folder: str):
 
 
 @contextlib.contextmanager
+def compile_caches_at(folder: str):
+    """Inductor's and Triton's caches under ``folder`` while the block runs, then whatever they were."""
+    with _environment({"TORCHINDUCTOR_CACHE_DIR": os.path.join(folder, "inductor-cache"),
+                       "TRITON_CACHE_DIR": os.path.join(folder, "triton-cache")}):
+        yield folder
+
+
+@contextlib.contextmanager
 def inductor_cache_at(folder: str):
     """Inductor's cache in ``folder`` while the block runs, then whatever it was before."""
-    old = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
-    os.environ["TORCHINDUCTOR_CACHE_DIR"] = folder
-    try:
+    with _environment({"TORCHINDUCTOR_CACHE_DIR": folder}):
         yield folder
-    finally:
-        if old is None:
-            os.environ.pop("TORCHINDUCTOR_CACHE_DIR", None)
-        else:
-            os.environ["TORCHINDUCTOR_CACHE_DIR"] = old
 
 
 def drop_to(identity: Identity, limit: int | None = None) -> str:

@@ -242,11 +242,17 @@ def compare_answers(feeds: Feeds, answers: dict, baseline: str | None, repeats: 
         with torch.no_grad():
             want = answers[baseline](feeds.inputs(CHECK_VALUES, repeat, 0))
             got = answers["fix"](feeds.inputs(CHECK_VALUES, repeat, 0))
-        wrong = fingerprints_differ(want, got, other="the starting file")
-        record["checked"] = record.get("checked", 0) + 1
-        if wrong:
-            record["differ"] = wrong
+        note_answers(record, want, got)
     return after
+
+
+def note_answers(record: dict, starters: list, fixes: list) -> None:
+    """Count one comparison of the fix's answers with the starting file's on the same fresh inputs
+    in ``record``, and keep the first difference (``record["differ"]``)."""
+    record["checked"] = record.get("checked", 0) + 1
+    wrong = fingerprints_differ(starters, fixes, other="the starting file")
+    if wrong:
+        record["differ"] = wrong
 
 
 def _history_free(feeds: Feeds, answers) -> bool:
@@ -387,10 +393,7 @@ def _end_to_end(lab, against: str, backend: str, rounds: int, calls: list, outpu
             if side == "fix":
                 graphs = max(graphs, compiled)
         if "starter" in answers and not checked.get("differ"):
-            checked["checked"] = checked.get("checked", 0) + 1
-            wrong = fingerprints_differ(answers["starter"], answers["fix"], other="the starting file")
-            if wrong:
-                checked["differ"] = wrong
+            note_answers(checked, answers["starter"], answers["fix"])
         made, driver, _ = lab.build(lab.submission)
         run = _schedule(made, driver, feeds.inputs(EAGER_VALUES, number, 0))
         with torch.no_grad():

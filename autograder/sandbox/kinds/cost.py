@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import contextlib
 
-from autograder.format.fingerprints import fingerprints_differ
 from autograder.sandbox.kinds import measures
-from autograder.sandbox.kinds.core import FIX_VALUES, Feeds
+from autograder.sandbox.kinds.core import FIX_VALUES, Feeds, note_answers
 from autograder.sandbox.plain import fingerprint, to_plain
 
 
@@ -88,10 +87,9 @@ def compile_time_measure(spec, lab) -> dict:
         pairs.append([float(before), float(after)])
         graphs.append(int(compiled))
         if "differ" not in answers:
-            answers["checked"] += 1
-            wrong = fingerprints_differ(want, [fingerprint(to_plain(result)) for result in returned["fix"]], other="the starting file")
-            if wrong:
-                answers["differ"] = wrong[:500]
+            note_answers(answers, want, [fingerprint(to_plain(result)) for result in returned["fix"]])
+    if "differ" in answers:
+        answers["differ"] = answers["differ"][:500]
     return {"seconds": pairs, "graphs": graphs, "backend": backend, "answers": answers}
 
 
