@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from autograder.sandbox import channel, process_state
 from autograder.sandbox.learner_code import audit_refusals, cache_lines, code_objects, install_audit
 from autograder.sandbox.plain import file_functions_named, to_plain, with_file_functions
+from autograder.sandbox.stack_room import with_room
 
 STARTED = "started"  # frame sent just before the first line of learner code runs
 
@@ -116,7 +117,7 @@ def main(job_fd: int, out_fd: int) -> None:
     data = channel.decode(reader.take("data"))
     out = _Sender(out_fd, job.pop("key"))  # the key lives here only: frames sealed with it are the grader's
     try:
-        payload = run(job, data, out, reader)
+        payload = with_room(run, job, data, out, reader)
     except BaseException as exc:  # noqa: BLE001 - whatever happens, the judge gets a report
         payload = {"phase": 1, "stage": "internal", "torch": "", "device": "", "sandbox": [],
                    "message": f"The grader's measuring process failed: {type(exc).__name__}: {exc}"[:4000],
@@ -367,6 +368,9 @@ def run(job: dict, data: dict, out, reader) -> dict:
     facts = _measure_all(job, lab, registry, costly=False)
     watched += [v for v in _violations(watch) if v not in watched]
     during = _config_report(probe, config_kept, exercise, keys=set(probe.config_changes(config_kept)) - set(exercise["allow_config"]))
+    for key, (old, new) in sorted(measurement.config_at_compile.items()):  # set only while the calls ran, then put back
+        if key not in exercise["allow_config"] and key not in exercise["config_may_add"] and key not in during["changes"]:
+            during["changes"][key] = {"old": _text(old), "new": _text(new)}
     payload = {**base, "stage": "graded", "measurement": _plain_measurement(measurement), "facts": facts,
                "options": _plain_options(options), "config": {"after_import": after_import, "during": during},
                "stance": {"after_import": stance_after_import, "after_measure": probe.stance()},
