@@ -79,3 +79,18 @@ def test_the_grader_side_compiles_in_caches_of_its_own(tmp_path, monkeypatch):
         assert os.environ["TORCHINDUCTOR_CACHE_DIR"] == inside  # one folder for the whole grading
     assert inside.startswith(str(tmp_path / "grader-side-")) and written.startswith(inside) and written != planted
     assert os.environ["TORCHINDUCTOR_CACHE_DIR"] == str(learners)
+
+
+def test_a_stance_the_submission_left_is_not_the_starters():
+    from torch._dynamo import eval_frame
+
+    before = process_state.capture()
+    torch.compiler.set_stance(skip_guard_eval_unsafe=True)  # a server done warming up leaves it on (lesson 6.4)
+    try:
+        assert any("stance" in d for d in process_state.differences(before))
+        with process_state.as_captured(before):
+            assert eval_frame._stance.stance == "default" and not eval_frame._stance.skip_guard_eval_unsafe
+        assert eval_frame._stance.skip_guard_eval_unsafe  # the submission's own, given back
+    finally:
+        torch.compiler.set_stance("default")
+    assert process_state.differences(before) == []

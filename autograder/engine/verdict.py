@@ -43,6 +43,14 @@ class Rejected(Exception):
     """A payload that does not have the shape the judge accepts."""
 
 
+# Stances a fix may leave in effect once its calls are done. Skipping guard evaluation after the
+# warm-up is lesson 6.4's fix, and set_stance may be called as a plain function: it never runs code
+# eagerly, a stale answer fails ``correct``, and the grader's own runs reset the stance
+# (``probe.clean_state`` before each measurement, ``process_state`` around the starting file).
+# A stance that runs code eagerly ("force_eager", "eager_on_recompile") left behind still fails.
+_STANCES_LEFT_HARMLESS = ("default", "default, skip_guard_eval_unsafe")
+
+
 @dataclass
 class Judgement:
     exercise: Exercise
@@ -173,11 +181,11 @@ class Judgement:
         stance = self.phase1["stance"]
         if stance["after_import"] != "default":
             found.append(f"the compiler stance was set to {stance['after_import']!r}; the grader uses the default stance")
-        if stance["after_measure"] != "default":
+        if stance["after_measure"] not in _STANCES_LEFT_HARMLESS:
             found.append(f"the compiler stance was changed to {stance['after_measure']!r} while your code ran")
         if phase2 is not None:
             found += [v for v in phase2["watch"] if v not in found]
-            if phase2["stance"] != "default":
+            if phase2["stance"] not in _STANCES_LEFT_HARMLESS:
                 found.append(f"the compiler stance was changed to {phase2['stance']!r} while your code was timed")
         return found
 

@@ -5,7 +5,8 @@ the fix with (``speed`` against the starter, compiled or eager; ``compile_time``
 Whatever process-wide state the submission leaves behind would run inside that code too: a global
 module hook (``register_module_forward_pre_hook``) that sleeps only in the starting file's modules,
 a ``TorchFunctionMode`` left entered (``torch.set_default_device`` enters one) that costs every eager
-torch call some Python while compiled code pays nothing, another default dtype. Each would slow the
+torch call some Python while compiled code pays nothing, another default dtype, a compiler stance
+that skips guards or runs eagerly. Each would slow the
 side the fix is compared with and buy a ratio the fix never earned.
 
 ``capture()`` records that state before the first line of learner code; ``as_captured(snapshot)``
@@ -39,7 +40,22 @@ def _settings(torch) -> list[tuple]:
          lambda value: torch.use_deterministic_algorithms(value[0], warn_only=value[1])),
         ("anomaly detection", lambda: (torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()),
          lambda value: torch.set_anomaly_enabled(*value)),
+        # A stance left by the fix (skip_guard_eval_unsafe after its serving calls, which lesson 6.4
+        # allows) would skip the starting file's guards too, or run it eagerly.
+        ("the compiler stance", _read_stance, _put_stance),
     ]
+
+
+def _read_stance():
+    from torch._dynamo import eval_frame
+
+    return eval_frame._stance
+
+
+def _put_stance(stance) -> None:
+    from torch._dynamo import eval_frame
+
+    eval_frame._set_stance(stance)
 
 
 @dataclass

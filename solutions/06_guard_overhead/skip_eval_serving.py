@@ -61,6 +61,10 @@
 # name = "warm_every_dtype"
 # why = "does its own warm-up: the first call also compiles the other dtype, and every later call skips guard evaluation"
 #
+# [[fair]]
+# name = "stance_switched_once"
+# why = "calls set_stance as a plain function on the first serving call and leaves it on, as a server that is done warming up would"
+#
 # [[wrong]]
 # name = "serving_typo"
 # breaks = "serving_skips"
@@ -162,6 +166,12 @@ def run(model, x, phase):
     #         return model(x)
     # model.warmed_up.append(True)
     # model(x.double() if x.dtype == torch.float32 else x.float())
+    # return model(x)
+    # END FAIR
+    # BEGIN FAIR stance_switched_once
+    # if phase == "serve" and not getattr(model, "serving", False):
+    #     torch.compiler.set_stance(skip_guard_eval_unsafe=True)  # the warm-up is over: skip guards from now on
+    #     model.serving = True
     # return model(x)
     # END FAIR
     # BEGIN WRONG decorated_serve
