@@ -25,7 +25,7 @@ import torch._dynamo.exc
 from torch._dynamo.utils import counters
 from .events import _guard_lines, break_log, recompile_reasons, skipped_log
 from .output import captured_output
-from .state import clean_state
+from .state import clean_state, config_snapshot
 from .tally import GraphTally, _break_type, _first_paragraphs, _site
 
 
@@ -65,6 +65,9 @@ class Measurement:
     # Chapter 6 (record_guards): what probe.guard_report reports, from this same run; it stays in
     # the learner's process (the guard kinds send what their checks need).
     guard_report: dict | None = field(default=None, repr=False)
+    # Keys of torch._dynamo.config that differed, at some compile, from what the calls started with:
+    # {key: (old, new)} (the child reports the ones the exercise does not allow).
+    config_at_compile: dict = field(default_factory=dict, repr=False)
 
     def to_dict(self) -> dict:
         return {
@@ -150,6 +153,19 @@ class _Frame:
         return linecache.getline(self.filename, self.lineno)
 
 
+def _set_by_compile(options: dict) -> dict:
+    """The keys of torch._dynamo.config that torch.compile itself sets while it compiles with
+    ``options`` (torch 2.13: ``dynamic`` and ``recompile_limit`` are applied as config patches)."""
+    found = {}
+    if options.get("dynamic") is True:
+        found["assume_static_by_default"] = False
+    elif options.get("dynamic") is False:
+        found.update(automatic_dynamic_shapes=False, assume_static_by_default=True)
+    if options.get("recompile_limit") is not None:
+        found["recompile_limit"] = options["recompile_limit"]
+    return found
+
+
 def compile_for_grading(fn, tally: GraphTally, options: dict):
     """``torch.compile`` with the grader's backend; ``options`` holds fullgraph/dynamic/recompile_limit only."""
     kwargs = {k: v for k, v in options.items() if k in ("fullgraph", "dynamic", "recompile_limit")}
@@ -174,6 +190,7 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
     """
     clean_state()
     tally = GraphTally(inner=options.get("backend"), prefer_file=prefer_file, capture_aot=capture_aot)
+    tally.config_baseline = {**config_snapshot(), **_set_by_compile(options)}
     if record_guards:
         from .guards import error_line, recording_filter, report_from
 
@@ -243,6 +260,7 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
     result.skipped_sites = list(skipped)
     result.recompiles = tally.recompiles
     result.resets = tally.resets
+    result.config_at_compile = dict(tally.config_at_compile)
     result.recompile_reasons = [line for message in reasons for line in _guard_lines(message)]
     result.skipped_frames = max(0, counters["frames"]["total"] - counters["frames"]["ok"])
     result.graph_targets = tally.targets()

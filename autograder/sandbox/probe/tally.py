@@ -9,6 +9,8 @@ import torch
 import torch._dynamo
 import torch._dynamo.exc
 
+from .state import config_changes
+
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
 _STDLIB_DIR = sysconfig.get_paths()["stdlib"]
@@ -93,10 +95,18 @@ class GraphTally:
         # graph then returns garbage ("nan" or "random"), to see whether what the learner's code
         # returns came from it.
         self.poisoned: str | None = None
+        # measure() sets the configuration its calls start from; each compile then records the keys
+        # that differ from it (first old and new value of each): a setting changed only while the
+        # calls run (``config.patch`` inside a driver, undone before it returns) is seen here.
+        self.config_baseline: dict | None = None
+        self.config_at_compile: dict = {}
         self._garbage = torch.Generator().manual_seed(0)
 
     def __call__(self, gm, example_inputs):
         self.graphs.append(gm)
+        if self.config_baseline is not None:
+            for key, change in config_changes(self.config_baseline).items():
+                self.config_at_compile.setdefault(key, change)
         compile_id = str(torch._guards.CompileContext.current_compile_id())
         self.compile_ids.append(compile_id)
         first = self._runs_at_first_compile.setdefault(compile_id, self.runs)
@@ -154,10 +164,18 @@ class GraphTally:
         found = []
         for gm in self.graphs:
             for n in gm.graph.nodes:
-                if n.op == "call_function" and isinstance(n.target, torch._ops.OpOverload):
-                    namespace = n.target.namespace
-                    if namespace not in _TORCH_NAMESPACES:
-                        found.append(f"{namespace}::{n.target._opname}")
+                # Dynamo keeps the handle the code called: an overload (``torch.ops.ns.op.default``)
+                # or the packet (``torch.ops.ns.op(x)``, the usual spelling, which picks the overload when run).
+                if n.op != "call_function":
+                    continue
+                if isinstance(n.target, torch._ops.OpOverload):
+                    qualified = f"{n.target.namespace}::{n.target._opname}"
+                elif isinstance(n.target, torch._ops.OpOverloadPacket):
+                    qualified = n.target._qualified_op_name
+                else:
+                    continue
+                if qualified.split("::")[0] not in _TORCH_NAMESPACES:
+                    found.append(qualified)
         return found
 
 
