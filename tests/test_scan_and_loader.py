@@ -26,7 +26,7 @@ def rules(code, exercise=None):
 REFUSED = [
     # imports outside the allow-list, and the parts of allowed modules a fix never needs
     ("import ctypes", "import"), ("import gc", "import"), ("import subprocess", "import"), ("import socket", "import"),
-    ("import threading", "import"), ("import importlib", "import"), ("import inspect", "import"), ("import builtins", "import"),
+    ("import threading", "import"), ("import importlib", "import"), ("import inspect", "import"), ("import builtins\nbuiltins.exec('1')", "import"),
     ("import pickle", "import"), ("import signal", "import"), ("import atexit", "import"), ("import resource", "import"),
     ("from os import system", "import"), ("import os\nos.fork()", "import"), ("import os\nos.write(3, b'{}')", "import"),
     ("import os\nos._exit(0)", "import"), ("import sys\nsys.modules['x'] = 1", "import"), ("import sys\nsys._getframe()", "import"),
@@ -57,6 +57,9 @@ REFUSED = [
     ("T = type('T', (), {})", "builtin"), ("import torch\ntorch.load('x', weights_only=False)", "builtin"),
     # special methods and metaclasses: objects that decide how the grader sees them
     ("class A:\n    def __eq__(self, other):\n        return True", "special"),
+    # a restricted module under another name the rules cannot follow (`o.system`, `b.getattr`)
+    ("import os\ndef f(o=os):\n    return o.system('x')", "restricted"), ("import builtins\nparts = [builtins]", "restricted"),
+    ("import sys\nprint(sys)", "restricted"),
     ("class A:\n    def __repr__(self):\n        return 'x'", "special"), ("class M(type):\n    pass\nclass A(metaclass=M):\n    pass", "special"),
     ("class A:\n    __hash__ = None", "dunder"),
     # changing what was imported
@@ -145,6 +148,9 @@ FAIR = {
                                                             "class A:\n    def __init__(self):\n        self.name = type(self).__name__\n"
                                                             "def f():\n    return f.__name__, f.__doc__, __file__\n",
     "a utf-8 coding line": "# -*- coding: utf-8 -*-\nx = 1\n",
+    "print registered with Dynamo by its builtins name": ("import builtins\nimport torch\nimport torch._dynamo\n"
+                                                          "torch._dynamo.config.reorderable_logging_functions.add(builtins.print)\n"
+                                                          "import os as system_os\nenv = system_os\nlevel = env.environ.get('LEVEL')\n"),
     "getattr with the name written out, and torch's other check helpers": (
         "import torch\nclass M(torch.nn.Module):\n    pass\nm = M()\nbias = getattr(m, 'bias', None)\n"
         "torch._check_value(True, lambda: 'a message')\ntorch._check_index(True)\ntorch._assert(True, 'ok')\n"),

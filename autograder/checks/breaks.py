@@ -70,7 +70,7 @@ def check_escape_hatch(spec, ev: Evidence) -> CheckResult:
                                    f"not put behind torch._dynamo.nonstrict_trace. {_lesson(spec, ev.exercise)}")
     if via == "custom_op" and not custom:
         return CheckResult.outcome(spec, False, "The Dynamo graph calls no custom operator: the helper must run as an operator "
-                                   f"registered with torch.library.custom_op. {_lesson(spec, ev.exercise)}")
+                                   f"registered with torch.library (custom_op, or define and impl). {_lesson(spec, ev.exercise)}")
     if via == "any" and not holders:
         return CheckResult.outcome(spec, False, "The graph holds no escape hatch (no nonstrict_trace call, no custom op). "
                                    f"{_lesson(spec, ev.exercise)}")

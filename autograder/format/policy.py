@@ -41,11 +41,11 @@ from autograder.format import syntax
 STDLIB_MODULES = {
     "__future__", "abc", "bisect", "cmath", "collections", "contextlib", "copy", "dataclasses", "decimal", "enum", "fractions",
     "functools", "heapq", "itertools", "json", "logging", "math", "numbers", "operator", "random", "re", "statistics",
-    "string", "textwrap", "time", "typing", "warnings",
+    "string", "textwrap", "time", "typing", "warnings", "base64",
 }
 # Third-party modules besides torch: numpy (a custom operator's kernel may call it, custom_op_curve).
 THIRD_PARTY_MODULES = {"numpy", "typing_extensions"}
-COURSE_MODULES = {"os", "sys", "autograder.lab"}  # see RESTRICTED
+COURSE_MODULES = {"os", "sys", "builtins", "autograder.lab"}  # see RESTRICTED
 # torch's public modules are allowed (every component without a leading underscore), except these
 # (modules and names), which load native code or pickles, start processes or open connections:
 # nothing a fix needs. Checked on imports and on every name reached through an import.
@@ -119,6 +119,9 @@ RESTRICTED = {
                                          "split", "getsize", "expanduser", "normpath", "relpath", "sep")},
     "sys": {"argv", "stdout.*", "stderr.*", "executable", "version", "version_info.*", "platform", "maxsize",
             "float_info.*", "byteorder", "exit"},
+    # `builtins.print` is how some learners name print when they register it with Dynamo
+    # (reorderable_logging_functions, lesson 2); nothing else of the module.
+    "builtins": {"print"},
     # The course's lesson toolkit (autograder/lab.py): the prediction exercises run their experiments
     # with it. Only the measuring helpers; not run_reproducer, ablate or bisect, which start processes.
     "autograder": {"lab"} | {f"lab.{name}.*" for name in (
@@ -129,6 +132,7 @@ RESTRICTED = {
 RESTRICTED_WHY = {
     "os": "os.environ, os.path and a few plain queries (os.getcwd, os.cpu_count)",
     "sys": "sys.argv, sys.stdout, sys.stderr and version information",
+    "builtins": "builtins.print (write the other builtins by their plain names)",
     "autograder": "the measuring helpers of the lesson toolkit autograder.lab (tally_calls, tally_run, run_case, ...)",
 }
 
@@ -679,10 +683,24 @@ class _Walker:
                                            f"(`{self.resolve(spelled.value)}.{spelled.attr}`), so that the rules on names can follow it")
             else:
                 self._attribute(spelled)  # a name written out is judged as `obj.name` would be
+        elif isinstance(node.ctx, ast.Load) and self.aliases.get(name) in self.allow.restricted and not self._names_a_part(node):
+            # `f(os)`, `def f(o=os)`, `[builtins]`: the module under another name that the rules
+            # on its names cannot follow (`o.system`, `b.getattr`).
+            module = self.aliases[name]
+            self.flag(node, "restricted", f"`{name}` used as a value: of `{module}`, a fix may use only "
+                                          f"{RESTRICTED_WHY.get(module, 'what the exercise names')}, written out (`{name}.<name>`)")
         elif name == "type" and isinstance(node.ctx, ast.Load) and "type" not in self.bound:
             parent = self.parents.get(id(node))
             if not (isinstance(parent, ast.Call) and parent.func is node):  # `t = type` then t(name, bases, namespace)
                 self.flag(node, "builtin", "`type` as a value: call it on an object (`type(x)`) if you need its class")
+
+    def _names_a_part(self, node: ast.Name) -> bool:
+        """Whether ``node`` is the start of an attribute chain (`os.path`) or is given a second name
+        (`m = os`, which the rules then follow as the module)."""
+        parent = self.parents.get(id(node))
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            return True
+        return isinstance(parent, ast.Assign) and parent.value is node and all(isinstance(t, ast.Name) for t in parent.targets)
 
     def _function(self, node) -> None:
         if not _is_dunder(node.name):
