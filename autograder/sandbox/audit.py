@@ -207,6 +207,11 @@ def install(learner_files: set[str], workdir: str) -> None:
             return
         busy.add(me)
         try:
+            # The common case first: the grader or torch reading a code object (Dynamo, the
+            # integrity watch), whose file is already known not to be the learner's. That is
+            # what judge() would decide for it too, without three more calls.
+            if event in _INTROSPECTION and kinds.get(getframe(1).f_code.co_filename) == "other":
+                return
             why = judge(event, args)
         finally:
             busy.discard(me)
