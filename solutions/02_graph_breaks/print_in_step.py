@@ -67,6 +67,10 @@
 # name = "snapshot_first"
 # why = "a copy of the running loss taken first, with arithmetic instead of clone(), then printed"
 #
+# [[fair]]
+# name = "builtins_print_lerp"
+# why = "print registered by its name in the builtins module, a clone printed, and the update written as lerp_"
+#
 # [[wrong]]
 # name = "python_number"
 # breaks = "one_graph"
@@ -129,6 +133,11 @@ torch._dynamo.config.reorderable_logging_functions.add(print)
 # BEGIN FAIR snapshot_first
 # torch._dynamo.config.reorderable_logging_functions.add(print)
 # END FAIR
+# BEGIN FAIR builtins_print_lerp
+# import builtins
+#
+# torch._dynamo.config.reorderable_logging_functions.add(builtins.print)
+# END FAIR
 # BEGIN WRONG python_number
 # torch._dynamo.config.reorderable_logging_functions.add(print)
 # END WRONG
@@ -174,6 +183,14 @@ def train_step(x, target, weight, running):
     # before = running * 1.0
     # running.mul_(0.9).add_(0.1 * loss)
     # print("loss:", loss, "running:", before)
+    # return pred, loss, running
+    # END FAIR
+    # BEGIN FAIR builtins_print_lerp
+    # pred = torch.tanh(x @ weight)
+    # loss = (pred - target).pow(2).mean()
+    # previous = running.clone()
+    # print("loss:", loss, "running:", previous)
+    # running.lerp_(loss, 0.1)
     # return pred, loss, running
     # END FAIR
     # BEGIN WRONG python_number
