@@ -75,6 +75,10 @@
 # name = "dtype_from_input"
 # why = "the kernel converts back to the input's dtype, and the fake kernel builds its output with new_empty"
 #
+# [[fair]]
+# name = "library_define"
+# why = "the operator declared with torch.library.define, its kernel and fake kernel registered with impl and register_fake, and called through its packet (torch.ops.course.sensor_curve(x), no .default)"
+#
 # [[wrong]]
 # name = "nonstrict_hatch"
 # breaks = "one_graph"
@@ -164,6 +168,24 @@ def _(x):
 # @sensor_curve.register_fake
 # def _(x):
 #     return x.new_empty(x.shape)
+# END FAIR
+# BEGIN FAIR library_define
+# torch.library.define("course::sensor_curve", "(Tensor x) -> Tensor")
+#
+#
+# @torch.library.impl("course::sensor_curve", "cpu")
+# def _sensor_curve_cpu(x):
+#     values = np.interp(x.numpy(), CURVE_X, CURVE_Y)
+#     return torch.from_numpy(values.astype(np.float32))
+#
+#
+# @torch.library.register_fake("course::sensor_curve")
+# def _sensor_curve_fake(x):
+#     return x.new_empty(x.shape, dtype=torch.float32)
+#
+#
+# def sensor_curve(x):
+#     return torch.ops.course.sensor_curve(x)
 # END FAIR
 # BEGIN WRONG nonstrict_hatch
 # @torch._dynamo.nonstrict_trace
