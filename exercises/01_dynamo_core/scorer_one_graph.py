@@ -10,8 +10,8 @@ the file to see the error, then fix the code so that it compiles without changin
 Any function of the file may change.
 
 What the grader checks:
-- `score` compiles with `fullgraph=True` as one graph: no graph break anywhere in the calls it makes.
-- `score` returns the same scores as the code you were given, run eagerly, on every input.
+- `score` compiles with `fullgraph=True` as one graph: no graph break anywhere in the calls it makes (a second batch shape may compile one more graph, no more).
+- `score` returns the same scores as the code you were given, run eagerly, on every input: any number of rows (one included) and any width of `weight`.
 """
 
 import math

@@ -8,8 +8,8 @@ otherwise a damped linear one. The grader compiles it with `fullgraph=True`, whe
 compile, and calls it with batches of both signs.
 
 What the grader checks:
-- `respond` compiles with `fullgraph=True` into one graph that serves batches of either sign.
-- It returns `excite(x)` when the mean of the batch is above 0 and `inhibit(x)` otherwise (a mean of exactly 0 included), as the `if` does now.
+- `respond` compiles with `fullgraph=True` into one graph that serves batches of either sign (a batch of another size may compile one more graph, no more).
+- It returns `excite(x)` when the mean of the whole batch (all rows together, one row or many) is above 0 and `inhibit(x)` otherwise (a mean of exactly 0 included), as the `if` does now.
 - Nothing is hidden from the compiler: no `torch.compiler.disable`, `allow_in_graph`, `is_compiling()` branch or `set_stance`.
 """
 

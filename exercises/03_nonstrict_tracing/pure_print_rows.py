@@ -11,7 +11,7 @@ The grader traces `standardize` on the first call of `prepare` and compares what
 prints, and what it returns, with the program run eagerly.
 
 What the grader checks:
-- Every call of `prepare` prints `standardizing N rows` once, N the number of rows of its batch, as the program run eagerly does.
+- Every call of `prepare` prints `standardizing N rows` once, N the number of rows of its batch, as the program run eagerly does: also when a batch has as many rows as the one before.
 - `prepare` returns its batch standardized per column (zero mean, unit deviation) by the graph traced from `standardize`.
 """
 

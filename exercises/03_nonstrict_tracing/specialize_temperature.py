@@ -13,7 +13,7 @@ and compares with the program run eagerly. `sample_probs` is the one place that 
 Python on every call.
 
 What the grader checks:
-- Every call of `sample_probs` returns `softmax(logits / temperature)` over the last dimension at that call's temperature, computed by the graph traced from `sharpen`.
+- Every call of `sample_probs` returns `softmax(logits / temperature)` over the last dimension at that call's temperature (any temperature from 0.25 to 4, as it is), computed by the graph traced from `sharpen`.
 - On every call the temperature reaches `sharpen` as a graph input: its graph reads a tensor that holds the temperature, not a number fixed while tracing.
 """
 

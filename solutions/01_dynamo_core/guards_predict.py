@@ -57,6 +57,12 @@
 # breaks = "guard_rule"
 # fails = ["failing_guard"]
 # message = "no_grad"
+#
+# [[wrong]]
+# name = "factor_integral_only"
+# breaks = "guard_rule"
+# fails = ["failing_guard"]
+# message = "returned None; the grader measured 'value'"
 # ///
 """Predict which second calls make Dynamo recompile, and which guard fails each time.
 
@@ -133,6 +139,14 @@ def failing_guard(first, second):
     #         return kind
     # return None
     # END WRONG
+    # BEGIN WRONG factor_integral_only
+    # for field, kind in (("dtype", "dtype"), ("shape", "size"), ("transposed", "stride"), ("grad", "global_state")):
+    #     if first[field] != second[field]:
+    #         return kind
+    # if first["factor"] != second["factor"] and (float(first["factor"]).is_integer() or float(second["factor"]).is_integer()):
+    #     return "value"
+    # return None
+    # END WRONG
 
 
 # The first call of the examples, and each second call as its changes to the first.
@@ -187,7 +201,8 @@ def expected_guards():
 def draw_pairs(gen):
     """Hidden pairs for `variants` (the answers check with `function = "failing_guard"`): a first
     call drawn per seed (shape, dtype, layout, factor, grad mode), and second calls that change
-    one field each, or nothing."""
+    one field each, or nothing; then one pair that differs only in a factor that is no whole
+    number on either side (a rule that sees only whole-number factors shows)."""
     def pick(options):
         return options[int(torch.randint(len(options), (1,), generator=gen))]
 
@@ -197,7 +212,9 @@ def draw_pairs(gen):
     changes = [{}, {"dtype": "bfloat16"}, {"shape": (rows + int(torch.randint(1, 5, (1,), generator=gen)), cols)},
                {"shape": (rows, 1)}, {"transposed": not first["transposed"]}, {"factor": first["factor"] + 1.5},
                {"factor": first["factor"]}, {"grad": not first["grad"]}]
-    return [{"first": first, "second": {**first, **change}} for change in changes]
+    fraction = pick([0.25, 0.75, 1.25])  # and a pair whose two factors are both fractions
+    pairs = [{"first": first, "second": {**first, **change}} for change in changes]
+    return pairs + [{"first": {**first, "factor": fraction}, "second": {**first, "factor": fraction + pick([0.5, 1.0])}}]
 
 
 def guard_for(params):

@@ -18,7 +18,7 @@
 #
 # [[checks]]
 # kind = "graphs"
-# equal = 1
+# max = 2  # the schedule's second shape compiles a second graph (automatic dynamic shapes)
 # points = 1
 #
 # [[checks]]
@@ -29,12 +29,12 @@
 #
 # [[requirements]]
 # id = "one_graph"
-# text = "`score` compiles with `fullgraph=True` as one graph: no graph break anywhere in the calls it makes."
+# text = "`score` compiles with `fullgraph=True` as one graph: no graph break anywhere in the calls it makes (a second batch shape may compile one more graph, no more)."
 # checks = ["compiles", "graphs"]
 #
 # [[requirements]]
 # id = "same_scores"
-# text = "`score` returns the same scores as the code you were given, run eagerly, on every input."
+# text = "`score` returns the same scores as the code you were given, run eagerly, on every input: any number of rows (one included) and any width of `weight`."
 # checks = ["correct"]
 #
 # [[fair]]
@@ -62,6 +62,18 @@
 # breaks = "one_graph"
 # fails = ["compiles", "graphs"]
 # message = "tolist|graph\\(s\\) compiled"
+#
+# [[wrong]]
+# name = "per_row_range"
+# breaks = "same_scores"
+# fails = ["correct"]
+# message = "differs from the reference"
+#
+# [[wrong]]
+# name = "fixed_width"
+# breaks = "same_scores"
+# fails = ["correct"]
+# message = "differs from the reference"
 # ///
 """Make `score` compile as one graph with `fullgraph=True`.
 
@@ -125,6 +137,11 @@ def rescale(hidden):
     # low, high = torch.aminmax(hidden)
     # return (hidden - low) / (high - low)
     # END FAIR
+    # BEGIN WRONG per_row_range
+    # low = hidden.amin(dim=-1, keepdim=True)
+    # high = hidden.amax(dim=-1, keepdim=True)
+    # return (hidden - low) / (high - low)
+    # END WRONG
 
 
 # BEGIN STARTER
@@ -144,15 +161,24 @@ def score(features, weight):
     # width = torch.tensor(float(hidden.shape[-1]))
     # return rescale(hidden).sum(dim=-1) / width.sqrt()
     # END WRONG
+    # BEGIN WRONG fixed_width
+    # # the projection is always 5 wide: precompute the constant
+    # return rescale(hidden).sum(dim=-1) / math.sqrt(5)
+    # END WRONG
 
 
 # BEGIN GRADER
 def calls(gen):
-    """Three batches of one shape drawn per seed (one row is allowed: the range is over the whole
-    batch), features of both signs, so truncating the range to integers changes every score."""
-    rows = int(torch.randint(1, 9, (1,), generator=gen))
-    weight = torch.randn(6, 5, generator=gen)
-    return [(torch.randn(rows, 6, generator=gen) * 2, weight) for _ in range(3)]
+    """A batch of one row, then two batches of several rows through a wider weight (the row
+    counts and the width drawn per seed). The range is over the whole batch, so a range per row
+    differs from it on every batch of two rows or more, and a width written in as a constant
+    differs on the wider weight; features of both signs, so truncating the range to integers
+    changes every score. The second shape compiles a second graph (automatic dynamic shapes)."""
+    rows = int(torch.randint(2, 9, (1,), generator=gen))
+    width = int(torch.randint(6, 10, (1,), generator=gen))
+    first = (torch.randn(1, 6, generator=gen) * 2, torch.randn(6, 5, generator=gen))
+    weight = torch.randn(6, width, generator=gen)
+    return [first] + [(torch.randn(n, 6, generator=gen) * 2, weight) for n in (rows, rows + 3)]
 # END GRADER
 
 

@@ -18,7 +18,7 @@
 #
 # [[checks]]
 # kind = "graphs"
-# equal = 1
+# max = 2  # the schedule's last batch, a single row, has another size: one more graph
 # points = 1
 #
 # [[checks]]
@@ -32,12 +32,12 @@
 #
 # [[requirements]]
 # id = "one_graph"
-# text = "`respond` compiles with `fullgraph=True` into one graph that serves batches of either sign."
+# text = "`respond` compiles with `fullgraph=True` into one graph that serves batches of either sign (a batch of another size may compile one more graph, no more)."
 # checks = ["compiles", "graphs"]
 #
 # [[requirements]]
 # id = "same_choice"
-# text = "It returns `excite(x)` when the mean of the batch is above 0 and `inhibit(x)` otherwise (a mean of exactly 0 included), as the `if` does now."
+# text = "It returns `excite(x)` when the mean of the whole batch (all rows together, one row or many) is above 0 and `inhibit(x)` otherwise (a mean of exactly 0 included), as the `if` does now."
 # checks = ["correct"]
 #
 # [[requirements]]
@@ -57,6 +57,10 @@
 # name = "sum_sign"
 # why = "torch.cond on the sign of the sum, which is positive exactly when the mean is"
 #
+# [[fair]]
+# name = "lerp_weight"
+# why = "torch.lerp from the damped response to the saturating one, with the 0/1 condition as the weight"
+#
 # [[wrong]]
 # name = "item_branch"
 # breaks = "one_graph"
@@ -67,7 +71,7 @@
 # name = "at_or_above"
 # breaks = "same_choice"
 # fails = ["correct"]
-# message = "Call 3 of 5 .*differs from the reference"
+# message = "Call 3 of 7 .*differs from the reference"
 #
 # [[wrong]]
 # name = "one_branch"
@@ -80,6 +84,18 @@
 # breaks = "nothing_hidden"
 # fails = ["no_dodge"]
 # message = "is_compiling"
+#
+# [[wrong]]
+# name = "row_means"
+# breaks = "same_choice"
+# fails = ["correct"]
+# message = "differs from the reference"
+#
+# [[wrong]]
+# name = "median_sign"
+# breaks = "same_choice"
+# fails = ["correct"]
+# message = "differs from the reference"
 # ///
 """Make a branch on the data compile into one graph.
 
@@ -119,6 +135,10 @@ def respond(x):
     # BEGIN FAIR sum_sign
     # return torch.cond(x.sum() > 0, lambda v: excite(v), lambda v: inhibit(v), [x])
     # END FAIR
+    # BEGIN FAIR lerp_weight
+    # positive = (x.mean() > 0).to(x.dtype)
+    # return torch.lerp(inhibit(x), excite(x), positive)
+    # END FAIR
     # BEGIN WRONG item_branch
     # if x.mean().item() > 0:
     #     return excite(x)
@@ -137,22 +157,38 @@ def respond(x):
     #     return excite(x)
     # return inhibit(x)
     # END WRONG
+    # BEGIN WRONG row_means
+    # return torch.where(x.mean(dim=-1, keepdim=True) > 0, excite(x), inhibit(x))
+    # END WRONG
+    # BEGIN WRONG median_sign
+    # return torch.where(x.median() > 0, excite(x), inhibit(x))
+    # END WRONG
 
 
 # BEGIN GRADER
 def calls(gen):
-    """Batches of both signs in both orders, and one whose mean is exactly 0 (quarter steps sum
-    exactly in float32), where `>` and `>=` part ways. The batch shape is drawn per seed and stays
-    the same within a grading."""
-    rows = int(torch.randint(1, 9, (1,), generator=gen))
+    """Batches of several rows (the count drawn per seed) of both signs in both orders, one whose
+    mean is exactly 0 (quarter steps sum exactly in float32), where `>` and `>=` part ways, and
+    skewed ones whose mean and median have opposite signs: one element of the mean's sign
+    outweighs the rest, so every other row's mean has the other sign too (a mean per row, a
+    median or an elementwise sign differ). The last batch is a single row, skewed the other way,
+    and compiles a second graph (a new batch size)."""
+    rows = int(torch.randint(2, 9, (1,), generator=gen))
 
     def signed(sign):
         b = torch.randn(rows, 8, generator=gen)
         return b - b.mean() + sign * (0.5 + torch.rand(1, generator=gen))
 
+    def skewed(sign, n):
+        b = -sign * (0.1 + torch.rand(n, 8, generator=gen))
+        b[-1, -1] = 0.0
+        b[-1, -1] = sign * (0.5 + float(torch.rand(1, generator=gen))) * b.numel() - b.sum()
+        return b
+
     balanced = torch.randint(-8, 9, (rows, 8), generator=gen).float() / 4
     balanced[-1, -1] -= balanced.sum()
-    return [(signed(1),), (signed(-1),), (balanced,), (signed(-1),), (signed(1),)]
+    return [(signed(1),), (signed(-1),), (balanced,), (signed(-1),), (signed(1),), (skewed(1, rows),),
+            (skewed(-1, 1),)]
 # END GRADER
 
 

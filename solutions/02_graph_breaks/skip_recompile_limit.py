@@ -10,7 +10,7 @@
 #   "Run the file: every call returns the right states and nothing fails, but the report says only some calls ran compiled code, and Dynamo warns that `rnn` hit config.recompile_limit (8).",
 #   "The loop in `rnn` runs once per step, and Dynamo unrolls it while tracing, so each number of steps is a graph of its own, whatever dynamic= says (a symbolic length cannot drive a Python loop). Dynamo keeps at most 8 entries per function. A call that matches one of them still runs compiled code; only a call that needs a ninth runs eagerly (lesson section 2.5.5.4).",
 #   "So the number of entries is the budget, not the number of calls: make the compiled `rnn` see only a few lengths, whatever lengths arrive. The recurrence is causal: the state at step t depends on steps 0 to t only, so steps appended at the end change nothing before them.",
-#   "In run: pad the steps up to the next multiple of 4 (`torch.nn.functional.pad(x, (0, 0, 0, padded - steps))`), call `step` on the padded sequence and return `[:, :steps]` of its result. Sequences of 1 to 24 steps then need at most 6 entries.",
+#   "In run: pad the steps up to the next power of two (`padded = 1 << (steps - 1).bit_length()`, then `torch.nn.functional.pad(x, (0, 0, 0, padded - steps))`), call `step` on the padded sequence and return `[:, :steps]` of its result. Sequences of 1 to 64 steps then need at most 7 entries. Padding to a multiple of a fixed number is not enough: every multiple is an entry of its own, and long sequences pass the limit again.",
 # ]
 #
 # [[checks]]
@@ -33,7 +33,7 @@
 #
 # [[fair]]
 # name = "powers_of_two"
-# why = "pads to the next power of two, with a zero tensor and torch.cat"
+# why = "pads to the next power of two with a zero tensor and torch.cat instead of F.pad"
 #
 # [[fair]]
 # name = "chunks"
@@ -41,6 +41,12 @@
 #
 # [[wrong]]
 # name = "even_lengths"
+# breaks = "all_compiled"
+# fails = ["compiled_calls"]
+# message = "of \\d+ calls ran compiled code"
+#
+# [[wrong]]
+# name = "multiple_of_4"
 # breaks = "all_compiled"
 # fails = ["compiled_calls"]
 # message = "of \\d+ calls ran compiled code"
@@ -128,7 +134,7 @@ def run(step, x):
     """The server: `step` is the compiled rnn; returns the state after every step of `x`."""
     # BEGIN SOLUTION
     steps = x.shape[1]
-    padded = -(-steps // 4) * 4
+    padded = 1 << (steps - 1).bit_length()
     return step(F.pad(x, (0, 0, 0, padded - steps)))[:, :steps]
     # END SOLUTION
     # BEGIN STARTER
@@ -173,6 +179,12 @@ def run(step, x):
     # padded = -(-steps // 4) * 4
     # return step(F.pad(x, (0, 0, padded - steps, 0)))[:, padded - steps:]
     # END WRONG
+    # BEGIN WRONG multiple_of_4
+    # steps = x.shape[1]
+    # padded = -(-steps // 4) * 4  # round up to a multiple of 4: few shapes to compile
+    # x = F.pad(x, (0, 0, 0, padded - steps))
+    # return step(x)[:, :steps]
+    # END WRONG
     # BEGIN WRONG longest_shown
     # steps = x.shape[1]
     # return step(F.pad(x, (0, 0, 0, 12 - steps)))[:, :steps]
@@ -181,16 +193,15 @@ def run(step, x):
 
 # BEGIN GRADER
 def calls(gen):
-    """Sequences of ten different lengths from 1 to 18 steps: one from each of the nine pairs
-    (1-2, 3-4, ..., 17-18) and the other of one pair, so that the lengths as they come, and the
-    lengths rounded up to an even number, need more entries than the limit keeps. The lengths past
-    12 are longer than any the file's demo shows. The order, the lengths within each pair and the
-    batch size (one row on some seeds) are drawn per seed; then two repeats of lengths seen before."""
+    """Sequences of nine different lengths from 1 to 36 steps, one from each group of four
+    (1-4, 5-8, ..., 33-36), so that the lengths as they come, the lengths rounded up to an even
+    number, and the lengths rounded up to a multiple of 4 each need more entries than the limit
+    keeps. The lengths past 12 are longer than any the file's demo shows. The order, the length
+    within each group and the batch size (one row on some seeds) are drawn per seed; then two
+    repeats of lengths seen before."""
     batch = int(torch.randint(1, 4, (1,), generator=gen))
-    lengths = [2 * pair + 1 + int(torch.randint(2, (1,), generator=gen)) for pair in range(9)]
-    twice = int(torch.randint(9, (1,), generator=gen))
-    lengths.append(4 * twice + 3 - lengths[twice])  # the other length of one pair
-    lengths = [lengths[i] for i in torch.randperm(10, generator=gen).tolist()]
+    lengths = [4 * group + 1 + int(torch.randint(4, (1,), generator=gen)) for group in range(9)]
+    lengths = [lengths[i] for i in torch.randperm(9, generator=gen).tolist()]
     lengths += [lengths[0], lengths[-1]]
     return [(torch.randn(batch, steps, 8, generator=gen),) for steps in lengths]
 # END GRADER

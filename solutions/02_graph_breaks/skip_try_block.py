@@ -90,6 +90,12 @@
 # breaks = "nothing_hidden"
 # fails = ["no_dodge"]
 # message = "torch\\.compiler\\.disable"
+#
+# [[wrong]]
+# name = "zeros_rows_of_w"
+# breaks = "fallback_kept"
+# fails = ["correct"]
+# message = "did not return|the run stopped"
 # ///
 """Compile an encoder that validates each batch and has a fallback for the bad ones.
 
@@ -182,6 +188,18 @@ def encode(x, w):
     # if encoded:
     #     print(f"encoded {tuple(h.shape)}")
     # END WRONG
+    # BEGIN WRONG zeros_rows_of_w
+    # try:
+    #     check_width(x, w)
+    #     ok = True
+    # except ValueError:
+    #     ok = False
+    # if ok:
+    #     h = torch.tanh(x @ w)
+    #     print(f"encoded {tuple(h.shape)}")
+    # else:
+    #     h = torch.zeros(x.shape[0], w.shape[0])
+    # END WRONG
     return h @ w.T
 
 
@@ -190,8 +208,11 @@ def calls(gen):
     """Valid batches of several sizes (one row among them), and, at a place drawn per seed but
     never first, one batch whose width check_width rejects (narrower or wider, drawn per seed).
     Eagerly a matmul on it raises a RuntimeError; compiled, fake-tensor propagation raises while
-    Dynamo traces, so only a fallback chosen before the work holds under the compiler."""
-    w = torch.randn(8, 8, generator=gen) / 3
+    Dynamo traces, so only a fallback chosen before the work holds under the compiler. `w` is
+    never square (its number of columns drawn per seed), so a fallback shaped by the wrong one of
+    its sizes shows."""
+    columns = [5, 6, 7, 10, 12][int(torch.randint(5, (1,), generator=gen))]
+    w = torch.randn(8, columns, generator=gen) / 3
     rows = [int(n) for n in torch.randint(2, 9, (3,), generator=gen)] + [1]
     batches = [torch.randn(n, 8, generator=gen) for n in rows]
     bad_width = [5, 12][int(torch.randint(2, (1,), generator=gen))]

@@ -26,7 +26,7 @@
 #
 # [[requirements]]
 # id = "logs_every_batch"
-# text = "Every call of `prepare` prints `standardizing N rows` once, N the number of rows of its batch, as the program run eagerly does."
+# text = "Every call of `prepare` prints `standardizing N rows` once, N the number of rows of its batch, as the program run eagerly does: also when a batch has as many rows as the one before."
 # checks = ["prints_every_call"]
 #
 # [[requirements]]
@@ -71,6 +71,12 @@
 # breaks = "standardizes"
 # fails = ["correct"]
 # message = "called `standardize` in no call"
+#
+# [[wrong]]
+# name = "log_on_change"
+# breaks = "logs_every_batch"
+# fails = ["prints_every_call"]
+# message = "Call 5 of 6 printed nothing"
 # ///
 """Log every batch, even though `standardize` is traced.
 
@@ -142,13 +148,26 @@ def prepare(x):
     # print(f"standardizing {x.shape[0]} rows")
     # return (x - x.mean(dim=0)) / (x.std(dim=0) + 1e-5)  # the traced helper is the problem: skip it
     # END WRONG
+    # BEGIN WRONG log_on_change
+    # if _LAST_ROWS[0] != x.shape[0]:  # no need to repeat the log for the same batch size
+    #     print(f"standardizing {x.shape[0]} rows")
+    #     _LAST_ROWS[0] = x.shape[0]
+    # return standardize(x)
+    # END WRONG
+
+
+# BEGIN WRONG log_on_change
+# _LAST_ROWS = [None]
+# END WRONG
 
 
 # BEGIN GRADER
 def calls(gen):
-    """Six batches, each with its own number of rows (2 to 40, drawn per seed, so that a count
-    read once while tracing is wrong for every later batch), six columns."""
-    rows = (torch.randperm(39, generator=gen)[:6] + 2).tolist()
+    """Six batches of six columns, rows 2 to 40 drawn per seed: five different row counts, so
+    that a count read once while tracing is wrong for every later batch, and the fourth count
+    once more for the fifth batch, so that a log skipped when the count repeats shows."""
+    rows = (torch.randperm(39, generator=gen)[:5] + 2).tolist()
+    rows.insert(4, rows[3])
     return [(torch.randn(n, 6, generator=gen) * 3 + 1,) for n in rows]
 # END GRADER
 

@@ -27,7 +27,7 @@
 #
 # [[requirements]]
 # id = "follows_temperature"
-# text = "Every call of `sample_probs` returns `softmax(logits / temperature)` over the last dimension at that call's temperature, computed by the graph traced from `sharpen`."
+# text = "Every call of `sample_probs` returns `softmax(logits / temperature)` over the last dimension at that call's temperature (any temperature from 0.25 to 4, as it is), computed by the graph traced from `sharpen`."
 # checks = ["follows_temperature"]
 #
 # [[requirements]]
@@ -70,6 +70,12 @@
 # breaks = "follows_temperature"
 # fails = ["follows_temperature"]
 # message = "Call 2 of \\d+: output differs from the reference"
+#
+# [[wrong]]
+# name = "clamped_low"
+# breaks = "follows_temperature"
+# fails = ["follows_temperature"]
+# message = "Call \\d of 6: output differs from the reference"
 # ///
 """Make the traced `sharpen` follow the temperature of every call.
 
@@ -147,14 +153,18 @@ def sample_probs(logits, temperature):
     #     _TEMPERATURE.append(torch.tensor(temperature))  # made once, not one per call
     # return sharpen(logits, _TEMPERATURE[0])
     # END WRONG
+    # BEGIN WRONG clamped_low
+    # return sharpen(logits, torch.tensor(max(temperature, 0.3)))  # guard against tiny temperatures
+    # END WRONG
 
 
 # BEGIN GRADER
 def calls(gen):
     """Six calls, each at its own temperature (0.25 to 4, drawn per seed, one of them below 1 and
-    one above 2, so that a temperature baked in on the first call is wrong for the others)."""
-    temperatures = [0.25 + 0.5 * torch.rand((), generator=gen).item(), 2.0 + 2.0 * torch.rand((), generator=gen).item()]
-    temperatures += [0.25 + 3.75 * torch.rand((), generator=gen).item() for _ in range(4)]
+    one above 2, so that a temperature baked in on the first call is wrong for the others), and
+    one of them the range's lowest, exactly 0.25, so that a floor put under the temperature shows."""
+    temperatures = [0.25, 0.3 + 0.45 * torch.rand((), generator=gen).item(), 2.0 + 2.0 * torch.rand((), generator=gen).item()]
+    temperatures += [0.25 + 3.75 * torch.rand((), generator=gen).item() for _ in range(3)]
     order = torch.randperm(6, generator=gen).tolist()
     rows = int(torch.randint(1, 6, (1,), generator=gen))
     return [(torch.randn(rows, 10, generator=gen) * 2, temperatures[i]) for i in order]
