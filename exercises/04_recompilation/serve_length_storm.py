@@ -15,8 +15,8 @@ requests of several lengths. The answers are right, but the loop is slow: timed 
 as a freshly started server runs it, most of its time goes to compiling.
 
 What the grader checks:
-- Every request gets the output it gets now: one vector per token, from causal self-attention (a token attends to itself and the tokens before it).
-- Over the grader's serving loop (requests of six different lengths, multiples of 64 up to 512 tokens, each length more than once) the model compiles at most twice: at most one recompile.
+- Every request the service accepts (any multiple of 64 tokens up to `MAX_TOKENS`) gets the output it gets now: one vector per token, from causal self-attention (a token attends to itself and the tokens before it).
+- Over the grader's serving loop (requests of six different lengths, multiples of 64 up to 512 tokens, each length twice, and one request longer than 1024 tokens) the model compiles at most three times: at most two recompiles.
 - Every request runs the compiled model: none falls back to eager code.
 - The whole serving loop, from a cold start with its compiles included, the model compiled with Inductor, runs at least 1.6x faster than the starting code compiled the same way (on a CPU).
 """

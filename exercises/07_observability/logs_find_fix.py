@@ -4,7 +4,7 @@
 """Find, with the logs, what makes this scoring loop break its graph and recompile, and fix it.
 
 `EvidenceScorer` scores a stream of feature batches: it encodes each batch, keeps the largest
-activation seen so far in a buffer, and accumulates class evidence that decays with the step
+activation seen so far (in absolute value) in a buffer, and accumulates class evidence that decays with the step
 number. `run` is the loop body: it calls the model once per batch. The grader builds the model
 with `make_scorer()`, compiles it (fullgraph=False) and drives it with your `run` over 12 batches,
 steps 0 to 11.
@@ -17,7 +17,7 @@ What the grader checks:
 - Scoring the 12 batches causes no graph break.
 - Over the 12 steps Dynamo recompiles at most once.
 - Every call of the model runs compiled code.
-- Every step returns the same predicted classes, evidence and running peak as before.
+- Every step returns the same predicted classes, evidence and running peak (the largest absolute activation seen so far, negative ones included) as before.
 """
 
 import math

@@ -97,6 +97,12 @@
 # breaks = "same_scores"
 # fails = ["correct"]
 # message = "differs from the reference"
+#
+# [[wrong]]
+# name = "log_table"
+# breaks = "same_scores"
+# fails = ["correct"]
+# message = "did not return|the run stopped at the error|differs from the reference"
 # ///
 """Serve sequences of every length, in four modes, with recompiles that cost little.
 
@@ -134,6 +140,9 @@ WEIGHTS = [torch.randn(16, 16) / 4 for _ in range(6)]
 #     for w in WEIGHTS:
 #         x = torch.tanh(x @ w) + x
 #     return x
+# END WRONG
+# BEGIN WRONG log_table
+# LOG_OF = torch.log(torch.arange(1, 49, dtype=torch.float32))  # log(n) for every length the demo serves, and more
 # END WRONG
 # BEGIN WRONG eager_reductions
 # @torch.compiler.disable
@@ -223,6 +232,13 @@ def encode(tokens, reduce):
     # x = x * math.log(x.shape[1])  # the width never changes, so nothing is specialised
     # torch._dynamo.graph_break()
     # END WRONG
+    # BEGIN WRONG log_table
+    # x = tokens
+    # for w in WEIGHTS:
+    #     x = torch.tanh(x @ w) + x
+    # x = x * LOG_OF[x.shape[0] - 1]  # a tensor lookup: the length stays symbolic
+    # torch._dynamo.graph_break()
+    # END WRONG
     if reduce == "mean":
         return x.mean(dim=-1)
     if reduce == "max":
@@ -238,8 +254,13 @@ MODES = ["mean", "max", "norm", "logsumexp"]
 
 def calls(gen):
     """Sixteen calls, more than the recompile limit: each mode four times and sixteen distinct
-    lengths from 2 up, past the ones the demo shows (up to 48), both in orders drawn per seed."""
-    lengths = (torch.randperm(47, generator=gen)[:16] + 2).tolist()
+    lengths, in orders drawn per seed: the shortest length (2), thirteen up to 48 (past the ones
+    the demo shows), and, on every seed, two longer ones between 49 and 160 (a table of the first
+    48 lengths' logs is no fix)."""
+    short = (torch.randperm(46, generator=gen)[:13] + 3).tolist()
+    longer = (torch.randperm(112, generator=gen)[:2] + 49).tolist()
+    lengths = [2] + short + longer
+    lengths = [lengths[i] for i in torch.randperm(16, generator=gen).tolist()]
     modes = [MODES[i % 4] for i in torch.randperm(16, generator=gen).tolist()]
     return [(torch.randn(n, 16, generator=gen), mode) for n, mode in zip(lengths, modes)]
 # END GRADER

@@ -50,7 +50,7 @@
 #
 # [[requirements]]
 # id = "same_scores"
-# text = "Every step returns the same predicted classes, evidence and running peak as before."
+# text = "Every step returns the same predicted classes, evidence and running peak (the largest absolute activation seen so far, negative ones included) as before."
 # checks = ["correct"]
 #
 # [[fair]]
@@ -84,11 +84,17 @@
 # breaks = "same_scores"
 # fails = ["correct"]
 # message = "differs from the reference"
+#
+# [[wrong]]
+# name = "peak_no_abs"
+# breaks = "same_scores"
+# fails = ["correct"]
+# message = "differs from the reference"
 # ///
 """Find, with the logs, what makes this scoring loop break its graph and recompile, and fix it.
 
 `EvidenceScorer` scores a stream of feature batches: it encodes each batch, keeps the largest
-activation seen so far in a buffer, and accumulates class evidence that decays with the step
+activation seen so far (in absolute value) in a buffer, and accumulates class evidence that decays with the step
 number. `run` is the loop body: it calls the model once per batch. The grader builds the model
 with `make_scorer()`, compiles it (fullgraph=False) and drives it with your `run` over 12 batches,
 steps 0 to 11.
@@ -151,6 +157,9 @@ class EvidenceScorer(torch.nn.Module):
         # BEGIN WRONG batch_peak_only
         # self.peak.copy_(h.abs().amax())
         # END WRONG
+        # BEGIN WRONG peak_no_abs
+        # self.peak.copy_(torch.maximum(self.peak, h.amax()))
+        # END WRONG
 
     # BEGIN WRONG forward_disabled
     # @torch.compiler.disable  # the logs are quiet now
@@ -204,7 +213,19 @@ def run(model, batch, step):
 
 # BEGIN GRADER
 def calls(gen):
-    return [(torch.randn(5, 16, generator=gen), step) for step in range(12)]
+    """Twelve batches of 5 rows, steps 0 to 11. On every seed the first batch's largest activation
+    in magnitude is negative (at least 5% larger than its largest positive one), so the running
+    peak of the magnitudes differs from a running peak of the signed values from step 0 on; the
+    other batches are drawn as they come (about one in four has a negative extreme too)."""
+    with torch.random.fork_rng(), torch.no_grad():  # make_scorer seeds torch's global generator
+        encoder = make_scorer().encoder
+        while True:
+            first = torch.randn(5, 16, generator=gen)
+            h = encoder(first)
+            if -h.amin() > 1.05 * h.amax():
+                break
+    batches = [first] + [torch.randn(5, 16, generator=gen) for _ in range(11)]
+    return [(batch, step) for step, batch in enumerate(batches)]
 # END GRADER
 
 
