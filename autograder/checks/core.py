@@ -147,8 +147,14 @@ def check_recompiles(spec, ev: Evidence) -> CheckResult:
 @decides("compiled_calls")
 def check_compiled_calls(spec, ev: Evidence) -> CheckResult:
     m = ev.measurement
-    ok = m.compiled_calls == ev.calls and m.error is None and not m.resets
+    least = spec.params.get("min_graph_runs")  # per call: compiled code entered at least this often (a region per block)
+    short = [(i, runs) for i, runs in enumerate(m.graph_runs) if least and runs < least]
+    ok = m.compiled_calls == ev.calls and m.error is None and not m.resets and not short
     message = f"{m.compiled_calls} of {ev.calls} calls ran compiled code."
+    if short and m.compiled_calls == ev.calls and m.error is None and not m.resets:
+        first, runs = short[0]
+        message += (f" But call {first + 1} entered compiled code only {runs} time(s), and each call must enter it at least "
+                    f"{least} times ({len(short)} call(s) fell short): the rest of its work ran eagerly.")
     if m.resets:
         message += (f" Your code reset Dynamo during the calls (torch._dynamo.reset() or torch.compiler.reset()), and "
                     f"{m.resets} compile(s) came after a reset: the calls ran compiled only because each compiled from "

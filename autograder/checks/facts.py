@@ -221,7 +221,7 @@ COUNT = Int(0, 10_000_000)
 
 MEASUREMENT = Record({
     "calls": COUNT, "graphs": COUNT, "ops_per_graph": ListOf(COUNT), "graph_breaks": COUNT, "break_sites": ListOf(BREAK_SITE),
-    "recompiles": COUNT, "resets": COUNT, "recompile_reasons": ListOf(Text(20_000)), "compiled_calls": COUNT, "skipped_frames": COUNT,
+    "recompiles": COUNT, "resets": COUNT, "recompile_reasons": ListOf(Text(20_000)), "compiled_calls": COUNT, "graph_runs": ListOf(COUNT), "skipped_frames": COUNT,
     "unfed_calls": ListOf(COUNT), "partly_fed_calls": ListOf(ListOf(COUNT, 3)), "error": Maybe(ERROR), "break_types": ListOf(Text(2000)), "skipped_sites": ListOf(SKIPPED_SITE),
     "outputs": ListOf(Plain()), "graph_targets": ListOf(Text(400), 200_000), "call_output": ListOf(CALL_OUTPUT),
     "aot_targets": ListOf(Text(400), 200_000), "user_calls": ListOf(Text(400)), "custom_ops": ListOf(Text(400)),

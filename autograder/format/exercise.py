@@ -54,7 +54,7 @@ CHECK_KINDS: dict[str, set[str]] = {
     "graphs": {"min", "max", "equal"},
     "graph_breaks": {"max", "allowed"},
     "recompiles": {"max"},
-    "compiled_calls": set(),
+    "compiled_calls": {"min_graph_runs"},
     "correct": {"rtol", "atol"},
     # Without variants: `constant` (the learner's table) against `truth` (a master function returning the table).
     # With variants: `variants(gen)` (a master function) draws parameter sets per grading; the learner's

@@ -20,6 +20,7 @@
 #
 # [[checks]]
 # kind = "compiled_calls"
+# min_graph_runs = 16  # one compiled region per block: a run that calls it for fewer blocks runs the rest eagerly
 # points = 1
 #
 # [[checks]]
@@ -66,6 +67,12 @@
 # breaks = "runs_compiled"
 # fails = ["compiled_calls"]
 # message = "\\d+ of \\d+ calls ran compiled code"
+#
+# [[wrong]]
+# name = "first_block_only"
+# breaks = "runs_compiled"
+# fails = ["compiled_calls"]
+# message = "entered compiled code only 1 time"
 #
 # [[wrong]]
 # name = "residual_lost"
@@ -135,6 +142,17 @@ def run(part, x):
 # def run(part, x):
 #     for position in range(len(BLOCKS)):
 #         x = part(position, x)
+#     return x
+# END WRONG
+# BEGIN WRONG first_block_only
+# def compiled_part(block, x):
+#     return x + block(x)
+#
+#
+# def run(part, x):
+#     x = part(BLOCKS[0], x)  # compiled once: the other blocks are the same code
+#     for block in BLOCKS[1:]:
+#         x = x + block(x)
 #     return x
 # END WRONG
 # BEGIN WRONG plain_loop

@@ -32,7 +32,7 @@
 # ]
 #
 # # Checks, in the order they are reported. Kinds: compiles, graphs (min/max/equal),
-# # graph_breaks (max, allowed), recompiles (max), compiled_calls, correct (rtol/atol),
+# # graph_breaks (max, allowed), recompiles (max), compiled_calls (min_graph_runs), correct (rtol/atol),
 # # answers (constant, truth; variants, function), speed (min_ratio, against, backend, needs),
 # # escape_hatch (via, ops), output (stream, expect), no_dodge (forbid), opcheck (op, samples),
 # # nonstrict (helper, hook, observe, ops, mode), ops (max, min_largest), breaks_allowed,

@@ -42,6 +42,7 @@ class Measurement:
     resets: int = 0  # compiles again after the learner's code reset Dynamo during the calls (counted in recompiles)
     recompile_reasons: list = field(default_factory=list)
     compiled_calls: int = 0
+    graph_runs: list = field(default_factory=list)  # per call that returned: how many compiled graphs ran during it
     # Calls (0-based) in which compiled code ran but what the driver returned did not come from it
     # (depends_on_compiled); they are not counted in compiled_calls.
     unfed_calls: list = field(default_factory=list)
@@ -80,6 +81,7 @@ class Measurement:
             "resets": self.resets,
             "recompile_reasons": self.recompile_reasons,
             "compiled_calls": self.compiled_calls,
+            "graph_runs": self.graph_runs,
             "unfed_calls": self.unfed_calls,
             "partly_fed_calls": self.partly_fed_calls,
             "skipped_frames": self.skipped_frames,
@@ -230,6 +232,7 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
                 continue
             if capture_output:
                 result.call_output.append(seen)
+            result.graph_runs.append(tally.runs - before)
             if tally.runs > before:
                 result.compiled_calls += 1
                 ran[-1] = True
