@@ -52,6 +52,16 @@ def stance() -> str:
     return f"{current.stance}" + (", skip_guard_eval_unsafe" if current.skip_guard_eval_unsafe else "")
 
 
+def stance_object():
+    """The compiler stance in effect, as the object Dynamo keeps (compared by value)."""
+    return torch._dynamo.eval_frame._stance
+
+
+def put_stance_object(stance) -> None:
+    """Put ``stance`` (from stance_object) in effect, outside any compiled region."""
+    torch._dynamo.eval_frame._set_stance(stance)
+
+
 def config_snapshot() -> dict:
     return {k: copy.copy(v) for k, v in torch._dynamo.config.get_config_copy().items()}
 
