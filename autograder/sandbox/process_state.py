@@ -33,6 +33,8 @@ def _hook_tables() -> list[dict]:
 
 def _settings(torch) -> list[tuple]:
     """(name, read, put) of each plain setting: read() -> value, put(value)."""
+    from autograder.sandbox.probe.state import put_stance_object, stance_object
+
     return [
         ("the default dtype", torch.get_default_dtype, torch.set_default_dtype),
         ("deterministic algorithms", lambda: (torch.are_deterministic_algorithms_enabled(),
@@ -42,20 +44,8 @@ def _settings(torch) -> list[tuple]:
          lambda value: torch.set_anomaly_enabled(*value)),
         # A stance left by the fix (skip_guard_eval_unsafe after its serving calls, which lesson 6.4
         # allows) would skip the starting file's guards too, or run it eagerly.
-        ("the compiler stance", _read_stance, _put_stance),
+        ("the compiler stance", stance_object, put_stance_object),
     ]
-
-
-def _read_stance():
-    from autograder.sandbox.probe.state import stance_object
-
-    return stance_object()
-
-
-def _put_stance(stance) -> None:
-    from autograder.sandbox.probe.state import put_stance_object
-
-    put_stance_object(stance)
 
 
 @dataclass
