@@ -1,6 +1,6 @@
 """Grade the whole course (every solution and every starting file) and report wall time and memory.
 
-    python benchmarks/course_throughput.py [--workers 1 2] [--cold] [--timed]
+    python benchmarks/course_throughput.py [--workers 1 2] [--cold] [--timed] [--exercises-from FILE]
 
 - Structure checks of every exercise (``costly=False``), warm (forked from a process with torch
   imported), with 1 and 2 workers; ``--cold`` also times a fresh interpreter per grading.
@@ -9,6 +9,10 @@
 - Memory: the peak resident set of one grading child, and the peak of the whole process tree
   (this process, the warm workers and every grading child) sampled every 50 ms while the class
   is graded with the most workers.
+
+- ``--exercises-from FILE``: only the exercises whose ids FILE lists (one a line, ``#`` comments),
+  say ``benchmarks/course_2026-12-01.txt``, the 59 exercises issue 17 counted (118 files), to compare
+  the engine on the course it was measured on before the course grew.
 
 Every grading's verdict is compared with the expected one (solution passes, starter fails).
 A benchmark, not a test; docs/MEASUREMENTS.md records what it printed.
@@ -78,8 +82,16 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--cold", action="store_true", help="also time cold gradings (a fresh interpreter each)")
     parser.add_argument("--timed", action="store_true", help="also grade the timing exercises' solutions with every check")
+    parser.add_argument("--exercises-from", type=Path, help="grade only the exercise ids this file lists")
     args = parser.parse_args()
     exercises = discover()
+    if args.exercises_from:
+        wanted = [line.split("#")[0].strip() for line in args.exercises_from.read_text().splitlines()]
+        wanted = [name for name in wanted if name]
+        unknown = sorted(set(wanted) - {e.id for e in exercises})
+        if unknown:
+            parser.error(f"{args.exercises_from} names exercises the course does not have: {', '.join(unknown)}")
+        exercises = [e for e in exercises if e.id in set(wanted)]
     jobs = [(e.id, e.master, "solution") for e in exercises] + [(e.id, e.starter, "starter") for e in exercises]
     print(f"{len(exercises)} exercises, {len(jobs)} gradings (structure checks), {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.1f} at the start")

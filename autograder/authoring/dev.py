@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.authoring.sensitivity import insensitive
 from autograder.engine.grader import grade
 from autograder.format.build import lesson_sections, stale_files, syllabus_ids, unexpected_files
 from autograder.format.exercise import COSTLY_KINDS, ROOT, Exercise, discover, variant_source
@@ -280,6 +281,7 @@ def check(ids: list[str] | None = None, workers: int = 2, progress=None, seeds=D
     if exercises is None:
         wanted = {e.id for e in chosen} | {"-"}
         findings = [f for f in static_findings(everything) if f.exercise in wanted or not ids]
+        findings += [Finding(eid, problem) for eid, problem in insensitive([e.id for e in chosen]).items()]
     else:
         pending = pending_requirements()
         findings = [Finding(e.id, p) for e in chosen for p in table_findings(e, pending)]

@@ -11,7 +11,8 @@ Decided in the judge, from plain data (the measure parts are in ``autograder.san
   each is not a fix;
 - ``opcheck``: ``torch.library.opcheck`` passes on the learner's custom operator (schema, fake
   kernel, autograd registration, AOT tracing), and so do the same checks made by a plain call
-  that a kernel cannot tell from normal use.
+  that a kernel cannot tell from normal use; and no argument is declared as written that no
+  sample's call changed (``mutates_args="unknown"`` on a kernel that writes nothing).
 """
 
 from __future__ import annotations
@@ -224,7 +225,8 @@ _OPCHECK_WHY = {
 
 
 OPCHECK_FACTS = Record({"registered": Bool()}, {"samples": Int(0, 10**6), "measure_failed": Text(2000),
-                                                "failed": Maybe(Record({"sample": Int(0, 10**6)}, {"opcheck": Text(2000), "direct": Text(2000)}))})
+                                                "failed": Maybe(Record({"sample": Int(0, 10**6)}, {"opcheck": Text(2000), "direct": Text(2000)})),
+                                                "unwritten": ListOf(Text(200), 20)})
 
 
 @decides("opcheck", facts=OPCHECK_FACTS)
@@ -248,5 +250,13 @@ def check_opcheck(spec, ev: Evidence) -> CheckResult:
         why = f" In short: {_OPCHECK_WHY[test]}." if test else ""
         return CheckResult.outcome(spec, False, f"torch.library.opcheck on {qualname} failed for sample {problem['sample']} of "
                                    f"{samples}: {text[:400]}.{why} {_lesson(spec, ev.exercise)}")
+    unwritten = ev.facts.get("unwritten") or []
+    if unwritten:
+        names = ", ".join(f"`{name}`" for name in unwritten)
+        return CheckResult.outcome(spec, False, f"{qualname}'s schema declares {names} as written to (mutates_args), but no call "
+                                   f"on the grader's {samples} sample input(s) changed it: declare exactly what the kernel writes "
+                                   f"(mutates_args=() for a kernel that writes nothing; \"unknown\" declares every argument). "
+                                   f"The compiler believes the declaration, and orders and copies around writes that never "
+                                   f"happen. {_lesson(spec, ev.exercise)}")
     return CheckResult.outcome(spec, True, f"torch.library.opcheck passed on {qualname} for {samples} sample input(s) "
                                "(schema, fake kernel, autograd registration, AOT tracing), and so did a plain call of each.")

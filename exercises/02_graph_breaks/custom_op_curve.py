@@ -11,7 +11,7 @@ checks the graph and the results, and runs `torch.library.opcheck` on the operat
 What the grader checks:
 - `respond` compiles with `fullgraph=True` into one graph that serves every call.
 - `sensor_curve` becomes the custom operator `course::sensor_curve`, its numpy body kept, and the graph calls it.
-- The operator's registration tells the truth for inputs of any shape: its fake kernel gives the real output's shape, dtype and device, and it declares what it writes to (`torch.library.opcheck` passes).
+- The operator's registration tells the truth for readings (float32 tensors) of any shape: its fake kernel gives the real output's shape, dtype and device, and it declares exactly what it writes to (`torch.library.opcheck` passes, and no argument it never writes is declared as written).
 - `respond` returns what it returns now.
 - Nothing is hidden from the compiler: no `torch.compiler.disable`, `allow_in_graph`, `is_compiling()` branch or `set_stance`.
 """

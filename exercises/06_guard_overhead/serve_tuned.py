@@ -32,7 +32,7 @@ class Server(torch.nn.Module):
 
     def forward(self, x):
         for layer in self.layers:
-            x = torch.relu(layer(x))
+            x = x + 0.1 * torch.relu(layer(x))  # residual: every answer depends on its request
         if x.shape[0] == 1:  # one request: nothing to compare it with
             return x * self.scale
         return (x - x.mean(0)) * self.scale  # a batch: centre it first

@@ -25,8 +25,9 @@ class Tower(torch.nn.Module):
         self.scale = 2.0
 
     def forward(self, x):
+        x = x.double()
         for layer in self.layers:
-            x = torch.relu(layer(x.double()))
+            x = x + 0.1 * torch.relu(layer(x))  # residual: every answer depends on its request
         return x * self.scale
 
 

@@ -54,7 +54,7 @@
 #
 # [[requirements]]
 # id = "honest_registration"
-# text = "The operator's registration tells the truth for inputs of any shape: its fake kernel gives the real output's shape, dtype and device, and it declares what it writes to (`torch.library.opcheck` passes)."
+# text = "The operator's registration tells the truth for readings (float32 tensors) of any shape: its fake kernel gives the real output's shape, dtype and device, and it declares exactly what it writes to (`torch.library.opcheck` passes, and no argument it never writes is declared as written)."
 # checks = ["opcheck"]
 #
 # [[requirements]]
@@ -96,6 +96,12 @@
 # breaks = "honest_registration"
 # fails = ["opcheck"]
 # message = "sample 2 of 3.*test_faketensor"
+#
+# [[wrong]]
+# name = "mutates_unknown"
+# breaks = "honest_registration"
+# fails = ["opcheck"]
+# message = "declares `x` as written to"
 #
 # [[wrong]]
 # name = "double_fake"
@@ -207,6 +213,17 @@ def _(x):
 # @sensor_curve.register_fake
 # def _(x):
 #     return x.new_empty(x.shape[0], 7)
+# END WRONG
+# BEGIN WRONG mutates_unknown
+# @torch.library.custom_op("course::sensor_curve", mutates_args="unknown")  # "unknown": the safe choice?
+# def sensor_curve(x: torch.Tensor) -> torch.Tensor:
+#     values = np.interp(x.numpy(), CURVE_X, CURVE_Y)
+#     return torch.from_numpy(values.astype(np.float32))
+#
+#
+# @sensor_curve.register_fake
+# def _(x):
+#     return torch.empty_like(x)
 # END WRONG
 # BEGIN WRONG double_fake
 # @torch.library.custom_op("course::sensor_curve", mutates_args=())

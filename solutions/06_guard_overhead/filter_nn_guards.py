@@ -119,7 +119,7 @@ class Tower(torch.nn.Module):
     # END WRONG
     def forward(self, x):
         for layer in self.layers:
-            x = torch.relu(layer(x))
+            x = x + 0.1 * torch.relu(layer(x))  # residual: every answer depends on its request
         heads = (x * self.scale).view(x.shape[0], 2, 4)  # two heads of four features
         return heads.sum(dim=-1)
 

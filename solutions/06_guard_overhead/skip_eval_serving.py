@@ -96,6 +96,12 @@
 # message = "Call 1 of \\d+ did not return"
 #
 # [[wrong]]
+# name = "float32_requests"
+# breaks = "right_answers"
+# fails = ["correct"]
+# message = "differs from the reference \\(largest difference"
+#
+# [[wrong]]
 # name = "eager_model"
 # breaks = "compiled"
 # fails = ["compiled_calls"]
@@ -128,8 +134,9 @@ class Tower(torch.nn.Module):
     # @torch.compiler.disable
     # END WRONG
     def forward(self, x):
+        x = x.double()
         for layer in self.layers:
-            x = torch.relu(layer(x.double()))
+            x = x + 0.1 * torch.relu(layer(x))  # residual: every answer depends on its request
         return x * self.scale
 
 
@@ -198,6 +205,13 @@ def run(model, x, phase):
     # BEGIN WRONG stance_from_start
     # with torch.compiler.set_stance(skip_guard_eval_unsafe=True):
     #     return model(x)
+    # END WRONG
+    # BEGIN WRONG float32_requests
+    # x = x.float()  # every request in one dtype: one entry, whose guards the serving calls skip
+    # if phase == "serve":
+    #     with torch.compiler.set_stance(skip_guard_eval_unsafe=True):
+    #         return model(x)
+    # return model(x)
     # END WRONG
 
 

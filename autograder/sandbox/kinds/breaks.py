@@ -125,9 +125,15 @@ def _tensors(value) -> list:
     return []
 
 
-def _plain_call_problem(overload, sample) -> str | None:
+def _declared_writes(overload) -> set[str]:
+    """The arguments the operator's schema says it writes to (mutates_args, or all of them for "unknown")."""
+    return {a.name for a in overload._schema.arguments if a.alias_info is not None and a.alias_info.is_write}
+
+
+def _plain_call_problem(overload, sample, written: set | None = None) -> str | None:
     """Call the operator as any caller does and compare with its schema: an argument it writes to but
     does not declare; a fake kernel whose outputs differ in shape, dtype or device from the real ones.
+    The names of the arguments this call changed are added to ``written``.
 
     The real kernel runs on a thread of its own, called directly by the standard library's thread
     pool: the only frames above it are the pool's and torch's dispatch, none of the grader's, so a
@@ -144,6 +150,8 @@ def _plain_call_problem(overload, sample) -> str | None:
     for index, (old, new) in enumerate(zip(before, args)):
         if isinstance(old, torch.Tensor) and not torch.equal(old, new):
             argument = schema.arguments[index] if index < len(schema.arguments) else None
+            if written is not None and argument is not None:
+                written.add(argument.name)
             writes = argument is not None and argument.alias_info is not None and argument.alias_info.is_write
             if not writes:
                 name = argument.name if argument is not None else f"number {index + 1}"
@@ -176,11 +184,17 @@ def operator_measure(spec, lab) -> dict:
         except Exception as exc:  # noqa: BLE001 - OpCheckError, or whatever the learner's kernel raised
             text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
             return {"registered": True, "samples": len(samples), "failed": {"sample": number, "opcheck": text[:600]}}
+    written: set[str] = set()
     for number, args in enumerate(samples, start=1):  # the same tests, by a plain call the kernel cannot tell from use
         try:
-            problem = _plain_call_problem(overload, args)
+            problem = _plain_call_problem(overload, args, written)
         except Exception as exc:  # noqa: BLE001 - whatever the learner's kernels raise
             problem = f"calling it raised {type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}"
         if problem:
             return {"registered": True, "samples": len(samples), "failed": {"sample": number, "direct": problem}}
-    return {"registered": True, "samples": len(samples), "failed": None}
+    # The converse promise: an argument declared as written that no sample's call changed (say
+    # mutates_args="unknown" on a pure kernel). opcheck accepts it; the compiler then has to assume
+    # the write, and copies or orders around it for nothing. A write that happens only on some inputs
+    # counts once any sample shows it.
+    unwritten = sorted(_declared_writes(overload) - written)
+    return {"registered": True, "samples": len(samples), "failed": None, "unwritten": unwritten[:20]}
