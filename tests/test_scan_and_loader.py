@@ -84,6 +84,19 @@ def test_policy_refuses_what_no_fix_needs(code, rule):
         assert str(finding).startswith(f"line {finding.line}: ")
 
 
+@pytest.mark.parametrize("code", ['import os\nos.environ["TORCH_COMPILE_JOB_ID"] = "nightly"',
+                                  'import os\nos.environ.setdefault("TORCH_LOGS", "recompiles")',
+                                  'import os\nos.environ.update(TORCH_COMPILE_JOB_ID="nightly")',
+                                  'import os\nos.putenv("TORCH_COMPILE_JOB_ID", "nightly")'])
+def test_a_fix_that_sets_an_environment_variable_is_told_why_it_cannot_work(code):
+    # A learner's own run honours TORCH_* set before `import torch`; the grading has torch imported
+    # already. The message says so and names the setting to use instead, not "os.environ is allowed".
+    findings = policy.check(code, EXERCISES["nightly_rerun"])
+    assert findings and all("when it is imported" in f.message and "torch.compiler.config.job_id" in f.message
+                            for f in findings), findings
+    assert policy.check('import os\nlevel = os.environ.get("LEVEL", "info")', EXERCISES["nightly_rerun"]) == []
+
+
 def test_every_master_and_starter_passes_the_policy():
     problems = []
     for exercise in EXERCISES.values():

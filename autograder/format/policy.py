@@ -129,6 +129,13 @@ RESTRICTED = {
         "compilations", "captured_graphs", "call_log", "call_timeline", "GraphTally", "fullgraph_error", "lookup_us",
         "compile_times_table", "config_defaults", "graph_diagram", "starter_line", "job_reruns")},
 }
+# Why a fix may read the environment but not change it, in the words a learner who set a TORCH_*
+# variable needs: in their own run it works (set before `import torch`), in the grading it cannot.
+ENVIRONMENT_WHY = ("a fix may read the environment but not change it. torch reads its environment variables "
+                   "(TORCH_COMPILE_JOB_ID, TORCH_LOGS, ...) once, when it is imported, and the grader imports torch "
+                   "before your file: set the matching setting in code instead (torch.compiler.config.job_id = ..., "
+                   "torch._logging.set_logs(...))")
+
 RESTRICTED_WHY = {
     "os": "os.environ, os.path and a few plain queries (os.getcwd, os.cpu_count)",
     "sys": "sys.argv, sys.stdout, sys.stderr and version information",
@@ -309,6 +316,8 @@ class _Allowances:
                 return None
             if entry.startswith(rest + "."):  # a step on the way to an allowed name (`autograder.lab`)
                 return None
+        if path.startswith(("os.environ.", "os.putenv", "os.unsetenv")):
+            return ENVIRONMENT_WHY
         return f"of `{top}`, a fix may use only {RESTRICTED_WHY.get(top, 'what the exercise names')}"
 
     def private_problem(self, path: str) -> bool:
@@ -765,5 +774,8 @@ class _Walker:
         if self.allow.may_write(full):
             return
         what = "filling" if isinstance(target, ast.Subscript) else "replacing" if isinstance(target.ctx, ast.Store) else "deleting"
+        if full == "os.environ" or full.startswith("os.environ."):
+            self.flag(target, "module-write", f"{what} `{full}`: {ENVIRONMENT_WHY}")
+            return
         self.flag(target, "module-write", f"{what} `{full}`: a submission may not change what it imported "
                                           "(torch, the timers, other modules); change your own code instead")
