@@ -14,7 +14,7 @@ counts (`counters["graph_break"]`). `EXAMPLES` holds a few chains; the grader ru
 own and compares.
 
 What the grader checks:
-- For any chain of calls (each level with or without work before and after its call) and either setting of `nested_graph_breaks`, `predict_counts` returns the number of graphs Dynamo compiles and the number of graph breaks it counts.
+- For any chain of calls (each level with or without work before and after its call) and either setting of `nested_graph_breaks`, `predict_counts` returns the number of graphs Dynamo compiles and the number of graph breaks it counts. It answers from the parameters alone, by a rule: it neither compiles nor runs the experiment.
 """
 
 

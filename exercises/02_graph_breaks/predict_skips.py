@@ -12,7 +12,7 @@ a few experiments; the grader calls `predict_outcome` on experiments of its own 
 what really happens.
 
 What the grader checks:
-- For any function of this file, any number of input lengths from 1 to 12, either `fullgraph` setting and with or without the crashing backend, `predict_outcome` returns the number of graphs compiled in all, or "error" when a call raises.
+- For any function of this file, any number of input lengths from 1 to 12, either `fullgraph` setting and with or without the crashing backend, `predict_outcome` returns the number of graphs compiled in all, or "error" when a call raises. It answers from the parameters alone, by a rule: it neither compiles nor runs the experiment.
 """
 
 import torch

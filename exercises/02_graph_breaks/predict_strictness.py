@@ -14,7 +14,7 @@ the call raises, "ok" when it runs. `EXAMPLES` holds a few experiments; the grad
 `predict_outcome` on experiments of its own and compares with what really happens.
 
 What the grader checks:
-- For any experiment (either `fullgraph` setting, error_on_graph_break set to True, False or nothing at each of the four places, with or without a break in `outer` too), `predict_outcome` returns "error" when the compiled call raises and "ok" when it runs.
+- For any experiment (either `fullgraph` setting, error_on_graph_break set to True, False or nothing at each of the four places, with or without a break in `outer` too), `predict_outcome` returns "error" when the compiled call raises and "ok" when it runs. It answers from the parameters alone, by a rule: it neither compiles nor runs the experiment.
 """
 
 

@@ -11,7 +11,7 @@ divides the activations by their largest magnitude, and tested it alone with `fu
 it passed. In the model every call now raises. Fix it; the vendor code is not yours to edit.
 
 What the grader checks:
-- Every call runs under the grader's compile (default settings, the model's own strict setting) and returns the same results as the model run eagerly, an all-zero batch included.
+- Every call runs under the grader's compile (default settings, the model's own strict setting) and returns the same results as the model run eagerly, an all-zero batch and one whose peak is below the 1e-6 floor included.
 - The only graph break is the vendor's own, inside `_legacy_gelu`.
 - The team's code stays strict: a new graph break in `peak_scale` is an error (the grader adds one to a hidden copy).
 """

@@ -23,7 +23,7 @@
 #
 # [[requirements]]
 # id = "count_rule"
-# text = "For any chain of calls (each level with or without work before and after its call) and either setting of `nested_graph_breaks`, `predict_counts` returns the number of graphs Dynamo compiles and the number of graph breaks it counts."
+# text = "For any chain of calls (each level with or without work before and after its call) and either setting of `nested_graph_breaks`, `predict_counts` returns the number of graphs Dynamo compiles and the number of graph breaks it counts. It answers from the parameters alone, by a rule: it neither compiles nor runs the experiment."
 # checks = ["counts"]
 #
 # [[fair]]
@@ -33,6 +33,12 @@
 # [[fair]]
 # name = "frames"
 # why = "walks the frames Dynamo compiles, outermost first, each contributing its two sides"
+#
+# [[wrong]]
+# name = "nested_always_work_before"
+# breaks = "count_rule"
+# fails = ["counts"]
+# message = "returned .*the grader measured|not what the grader measured"
 #
 # [[wrong]]
 # name = "two_per_level"
@@ -119,6 +125,11 @@ def predict_counts(levels, nested):
     #     breaks += 1
     # return graphs, breaks
     # END FAIR
+    # BEGIN WRONG nested_always_work_before
+    # if nested:  # a graph before the break, always
+    #     return 1 + int(any(after for _, after in levels)), 1
+    # return sum(int(before) + int(after) for before, after in levels), len(levels)
+    # END WRONG
     # BEGIN WRONG two_per_level
     # return (2, 1) if nested else (2 * len(levels), len(levels))
     # END WRONG
@@ -230,11 +241,11 @@ def expected_counts():
 
 
 def draw_chains(gen):
-    """Hidden chains for the answers check's `variants`: six chains of one to five levels, each side
-    with or without work, drawn per seed. Each grading holds the cases a rule must get right: a
+    """Hidden chains for the answers check's `variants`: seven chains of one to five levels, each
+    side with or without work, drawn per seed. Each grading holds the cases a rule must get right: a
     default chain with a bare caller (no work on either side of its call), a default chain of one
-    level, a nested chain with no work after the break anywhere, a nested chain two or more deep,
-    and one random chain of each setting."""
+    level, a nested chain with no work after the break anywhere, a nested chain with no work before
+    it anywhere, a nested chain two or more deep, and one random chain of each setting."""
     import torch
 
     def coin():
@@ -257,6 +268,7 @@ def draw_chains(gen):
         {"levels": nothing_after, "nested": True},
         {"levels": chain(depth(2, 5)), "nested": True},
         {"levels": chain(depth(1, 4)), "nested": True},
+        {"levels": [[False, coin()] for _ in range(depth(1, 4))], "nested": True},  # no work before the break anywhere
     ]
     order = torch.randperm(len(drawn), generator=gen).tolist()
     return [drawn[i] for i in order]

@@ -24,7 +24,7 @@
 #
 # [[requirements]]
 # id = "skip_rule"
-# text = "For any function of this file, any number of input lengths from 1 to 12, either `fullgraph` setting and with or without the crashing backend, `predict_outcome` returns the number of graphs compiled in all, or \"error\" when a call raises."
+# text = "For any function of this file, any number of input lengths from 1 to 12, either `fullgraph` setting and with or without the crashing backend, `predict_outcome` returns the number of graphs compiled in all, or \"error\" when a call raises. It answers from the parameters alone, by a rule: it neither compiles nor runs the experiment."
 # checks = ["outcomes"]
 #
 # [[fair]]
@@ -34,6 +34,18 @@
 # [[fair]]
 # name = "kinds_table"
 # why = "a table of what each function's break does, then one formula"
+#
+# [[wrong]]
+# name = "skipped_under_fullgraph"
+# breaks = "skip_rule"
+# fails = ["outcomes"]
+# message = "returned .*the grader measured|not what the grader measured"
+#
+# [[wrong]]
+# name = "no_limit_on_breaks"
+# breaks = "skip_rule"
+# fails = ["outcomes"]
+# message = "returned .*the grader measured|not what the grader measured"
 #
 # [[wrong]]
 # name = "every_break_resumes"
@@ -205,6 +217,24 @@ def predict_outcome(function, sizes, fullgraph, crashing_backend):
     #     return "error"
     # return (2 if kind == "resume" else 1) * min(sizes, 8)
     # END FAIR
+    # BEGIN WRONG skipped_under_fullgraph
+    # if function in ("in_loop", "in_region", "in_try"):
+    #     return 0  # skipped, whatever fullgraph says
+    # if function in ("after_loop", "in_no_grad", "after_try"):
+    #     return "error" if fullgraph or crashing_backend else 2 * min(sizes, 8)
+    # if crashing_backend or (fullgraph and sizes > 8):
+    #     return "error"
+    # return min(sizes, 8)
+    # END WRONG
+    # BEGIN WRONG no_limit_on_breaks
+    # if function in ("in_loop", "in_region", "in_try"):
+    #     return "error" if fullgraph else 0
+    # if function in ("after_loop", "in_no_grad", "after_try"):
+    #     return "error" if fullgraph or crashing_backend else 2 * sizes  # every length its two graphs
+    # if crashing_backend or (fullgraph and sizes > 8):
+    #     return "error"
+    # return min(sizes, 8)
+    # END WRONG
     # BEGIN WRONG every_break_resumes
     # if function != "shift" and fullgraph:
     #     return "error"
@@ -321,10 +351,11 @@ def measured_outcomes():
 
 
 def draw_experiments(gen):
-    """Hidden experiments for the answers check's `variants`: six, drawn per seed. Each grading
-    holds the cases a rule must get right: a break Dynamo cannot resume from, and the same with
-    the crashing backend; the break inside torch.no_grad(); more lengths than the recompile limit,
-    with fullgraph off and on; and one drawn at random."""
+    """Hidden experiments for the answers check's `variants`: eight, drawn per seed. Each grading
+    holds the cases a rule must get right: a break Dynamo cannot resume from, alone, with the
+    crashing backend and under fullgraph; the break inside torch.no_grad(); more lengths than the
+    recompile limit for a function that breaks (`shift`, with fullgraph off and on) and for one
+    that breaks otherwise; and one drawn at random."""
     def pick(options):
         return options[int(torch.randint(len(options), (1,), generator=gen))]
 
@@ -335,8 +366,10 @@ def draw_experiments(gen):
     drawn = [
         _experiment(pick(skipped), sizes=count(1, 4)),
         _experiment(pick(skipped), sizes=count(1, 3), crashing_backend=True),
+        _experiment(pick(skipped), sizes=count(1, 4), fullgraph=True),
         _experiment("in_no_grad", sizes=count(1, 3)),
-        _experiment(pick(["shift", "after_loop", "after_try"]), sizes=count(9, 11)),
+        _experiment(pick(["after_loop", "after_try", "in_no_grad"]), sizes=count(9, 11)),
+        _experiment("shift", sizes=count(9, 11)),
         _experiment("shift", sizes=count(9, 11), fullgraph=True),
         _experiment(pick(FUNCTIONS), sizes=count(1, 11), fullgraph=pick([False, True]),
                     crashing_backend=pick([False, False, False, True])),

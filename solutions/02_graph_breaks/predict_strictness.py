@@ -23,7 +23,7 @@
 #
 # [[requirements]]
 # id = "strictness_rule"
-# text = "For any experiment (either `fullgraph` setting, error_on_graph_break set to True, False or nothing at each of the four places, with or without a break in `outer` too), `predict_outcome` returns \"error\" when the compiled call raises and \"ok\" when it runs."
+# text = "For any experiment (either `fullgraph` setting, error_on_graph_break set to True, False or nothing at each of the four places, with or without a break in `outer` too), `predict_outcome` returns \"error\" when the compiled call raises and \"ok\" when it runs. It answers from the parameters alone, by a rule: it neither compiles nor runs the experiment."
 # checks = ["outcomes"]
 #
 # [[fair]]
@@ -33,6 +33,18 @@
 # [[fair]]
 # name = "last_set"
 # why = "the settings in effect listed from the outside in, the last one that is set decides"
+#
+# [[wrong]]
+# name = "tolerance_at_break_beats_fullgraph"
+# breaks = "strictness_rule"
+# fails = ["outcomes"]
+# message = "returned .*the grader measured|not what the grader measured"
+#
+# [[wrong]]
+# name = "block_at_break_forgotten"
+# breaks = "strictness_rule"
+# fails = ["outcomes"]
+# message = "returned .*the grader measured|not what the grader measured"
 #
 # [[wrong]]
 # name = "outermost_wins"
@@ -132,6 +144,26 @@ def predict_outcome(fullgraph, outer, around_call, helper, around_break, outer_b
     # outer_break_strict = outer_break and strict([outer])
     # return "error" if strict([outer, around_call, helper, around_break]) or outer_break_strict else "ok"
     # END FAIR
+    # BEGIN WRONG tolerance_at_break_beats_fullgraph
+    # if fullgraph:  # a tolerant block right around the break lets fullgraph=True through
+    #     return "ok" if around_break is False else "error"
+    # if outer_break and outer is True:
+    #     return "error"
+    # for setting in (around_break, helper, around_call, outer):
+    #     if setting is not None:
+    #         return "error" if setting else "ok"
+    # return "ok"
+    # END WRONG
+    # BEGIN WRONG block_at_break_forgotten
+    # if fullgraph:
+    #     return "error"
+    # if outer_break and outer is True:
+    #     return "error"
+    # for setting in (helper, around_call, outer):  # the block right around the break left out
+    #     if setting is not None:
+    #         return "error" if setting else "ok"
+    # return "ok"
+    # END WRONG
     # BEGIN WRONG outermost_wins
     # if fullgraph:
     #     return "error"
@@ -272,11 +304,13 @@ def measured_outcomes():
 
 
 def draw_experiments(gen):
-    """Hidden experiments for the answers check's `variants`: six, drawn per seed. Each grading
+    """Hidden experiments for the answers check's `variants`: eight, drawn per seed. Each grading
     holds the cases a rule must get right: two settings that disagree around the helper's break,
     the inner one a block (which two places, drawn); fullgraph with a tolerant setting inside it;
     a strict `outer` whose own break comes before a tolerant block; a strict block that starts
-    after `outer`'s break; nothing set at all; and one drawn at random."""
+    after `outer`'s break; nothing set at all; one drawn at random; fullgraph with tolerant
+    settings at the break and at one other place; and a tolerant block at the break inside a
+    strict setting."""
     import torch
 
     def pick(options):
@@ -293,6 +327,11 @@ def draw_experiments(gen):
         _experiment(outer_break=pick([False, True])),
         _experiment(fullgraph=pick([False, False, True]), outer_break=pick([False, True]),
                     **{place: pick([None, True, False]) for place in places}),
+        # fullgraph with the tolerant setting at the break itself and another place, and a tolerant
+        # block at the break inside a strict setting further out: what rules that rank the block
+        # at the break below the others get wrong.
+        _experiment(fullgraph=True, around_break=False, **{pick(places[:3]): False}),
+        _experiment(**{pick(places[:3]): True}, around_break=False),
     ]
     order = torch.randperm(len(drawn), generator=gen).tolist()
     return [drawn[i] for i in order]

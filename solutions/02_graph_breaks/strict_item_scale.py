@@ -37,7 +37,7 @@
 #
 # [[requirements]]
 # id = "runs"
-# text = "Every call runs under the grader's compile (default settings, the model's own strict setting) and returns the same results as the model run eagerly, an all-zero batch included."
+# text = "Every call runs under the grader's compile (default settings, the model's own strict setting) and returns the same results as the model run eagerly, an all-zero batch and one whose peak is below the 1e-6 floor included."
 # checks = ["compiles", "correct"]
 #
 # [[requirements]]
@@ -75,6 +75,12 @@
 # breaks = "runs"
 # fails = ["compiles"]
 # message = "item|[Gg]raph break"
+#
+# [[wrong]]
+# name = "floor_added"
+# breaks = "runs"
+# fails = ["correct"]
+# message = "differs from the reference"
 #
 # [[wrong]]
 # name = "no_floor"
@@ -131,6 +137,9 @@ def peak_scale(h):
     # BEGIN FAIR capture_scalars
     # return max(h.abs().amax().item(), 1e-6)
     # END FAIR
+    # BEGIN WRONG floor_added
+    # return h.abs().amax() + 1e-6  # never zero, and no branch
+    # END WRONG
     # BEGIN FAIR where_floor
     # peak = h.abs().amax()
     # return torch.where(peak > 1e-6, peak, torch.full_like(peak, 1e-6))
@@ -180,11 +189,14 @@ def build():
 
 # BEGIN GRADER
 def calls(gen):
-    """Four batches of one shape drawn per seed, one of them all zeros (the floor's edge), at a
-    position drawn per seed."""
+    """Four batches of one shape drawn per seed, one of them all zeros and one whose peak is far
+    below the 1e-6 floor (where the floor, not the peak, scales: a floor added to the peak instead
+    shows), at positions drawn per seed."""
     rows = int(torch.randint(1, 7, (1,), generator=gen))
     batches = [torch.randn(rows, 8, generator=gen) * 3 for _ in range(4)]
-    batches[int(torch.randint(0, 4, (1,), generator=gen))] = torch.zeros(rows, 8)
+    zero, tiny = torch.randperm(4, generator=gen)[:2].tolist()
+    batches[zero] = torch.zeros(rows, 8)
+    batches[tiny] = torch.randn(rows, 8, generator=gen) * 1e-7
     return [(x,) for x in batches]
 
 # END GRADER
