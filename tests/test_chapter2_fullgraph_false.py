@@ -276,7 +276,8 @@ def test_the_added_break_keeps_the_learners_code_and_respects_its_with_block(tmp
         measure(module.hot_with, [(torch.ones(3),)], {}, prefer_file=path)
     assert len(seen["sites"]) == 2  # x.cos() and y.sin(); the with statement's own calls are no work of the function
     outside = []
-    for site in range(len(seen["sites"])):
+    for site in seen["sites"]:  # each site a key: the caller (None: hot_with is where Dynamo started) and the call
+        assert site[0] is None
         with probe.added_break(target, site):
             outside.append(measure(module.hot_with, [(torch.ones(3),)], {}, prefer_file=path).error)
     assert outside[0] is None  # x.cos() runs before the strict block: that break is handled

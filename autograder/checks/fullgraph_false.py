@@ -185,7 +185,8 @@ def check_skipped_frames(spec, ev: Evidence) -> CheckResult:
 
 PROBE_FACTS = Record({}, {"not_run": Bool(), "helper_missing": Bool(), "first_line": Int(0, 10**7), "sites": Int(0, 10**6),
                           "measure_failed": Text(2000),
-                          "runs": ListOf(Record({"line": Maybe(Int()), "placed": Bool(), "graphs": Int(0, 10**7), "error": Maybe(
+                          "runs": ListOf(Record({"line": Maybe(Int()), "called_from": Maybe(Int()), "placed": Bool(),
+                                                 "graphs": Int(0, 10**7), "error": Maybe(
                               Record({}, {"kind": Text(40), "gb_type": Text(2000), "message": Text(20_000), "file": Text(4000),
                                           "line": Maybe(Int()), "function": Text(400)}))}), 64)})
 
@@ -231,6 +232,8 @@ def check_probe_variant(spec, ev: Evidence) -> CheckResult:
     for run in runs:
         error = run.get("error") or {}
         at = f"line {run['line']}" if run.get("line") else "one of its calls"
+        if run.get("called_from"):
+            at += f" (only in the call made at line {run['called_from']})"
         inside = (error.get("function") == name and isinstance(error.get("line"), int) and span[0] <= error["line"] <= span[1])
         if error.get("kind") == "graph_break" and error.get("gb_type") == expect and inside:
             continue

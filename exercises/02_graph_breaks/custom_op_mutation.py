@@ -12,7 +12,7 @@ assertion inside the generated code.
 What the grader checks:
 - `squash` compiles with `fullgraph=True` into one graph that calls the custom operator `course::clip_count`.
 - The operator's registration tells the truth about its kernel, for inputs of any shape: `torch.library.opcheck` passes.
-- `squash` returns what it returns now: the doubled input clipped to `[-1, 1]`, plus the number of values the clip changed.
+- `squash` returns what it returns now for a batch of rows (any number of rows and columns): the doubled input clipped to `[-1, 1]`, plus the number of values the clip changed.
 - Nothing is hidden from the compiler: no `torch.compiler.disable`, `allow_in_graph`, `is_compiling()` branch or `set_stance`.
 """
 

@@ -54,7 +54,7 @@
 #
 # [[requirements]]
 # id = "same_results"
-# text = "`squash` returns what it returns now: the doubled input clipped to `[-1, 1]`, plus the number of values the clip changed."
+# text = "`squash` returns what it returns now for a batch of rows (any number of rows and columns): the doubled input clipped to `[-1, 1]`, plus the number of values the clip changed."
 # checks = ["correct"]
 #
 # [[requirements]]

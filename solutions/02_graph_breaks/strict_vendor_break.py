@@ -88,6 +88,12 @@
 # message = "ran without an error"
 #
 # [[wrong]]
+# name = "block_covers_second_mix"
+# breaks = "strict_elsewhere"
+# fails = ["still_strict"]
+# message = "only in the call made at line \\d+\\), and your code ran without an error"
+#
+# [[wrong]]
 # name = "vendor_replaced"
 # breaks = "same_output"
 # fails = ["correct"]
@@ -208,6 +214,14 @@ class Model(torch.nn.Module):
     # def forward(self, x):
     #     with torch._dynamo.error_on_graph_break(False):
     #         h = mix(x, self.weight)
+    #         h = self.vendor(h)
+    #         return mix(h, self.weight)
+    # END WRONG
+    # BEGIN WRONG block_covers_second_mix
+    # @torch._dynamo.error_on_graph_break(True)
+    # def forward(self, x):
+    #     h = mix(x, self.weight)
+    #     with torch._dynamo.error_on_graph_break(False):  # the vendor call, and the mix after it
     #         h = self.vendor(h)
     #         return mix(h, self.weight)
     # END WRONG

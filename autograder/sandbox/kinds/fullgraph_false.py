@@ -78,10 +78,13 @@ def probe_variant_measure(spec, lab) -> dict:
         probe.measure(lab.entry, calls, lab.options, prefer_file=lab.filename, driver=lab.driver)
     sites = seen["sites"][:MAX_SITES]
     runs = []
-    for index, (_, line) in enumerate(sites):
-        with probe.added_break(code, index) as record:
+    for site in sites:
+        caller, _, line = site
+        with probe.added_break(code, site) as record:
             probed = probe.measure(lab.entry, calls, lab.options, prefer_file=lab.filename, driver=lab.driver)
         error = probed.error or {}
-        runs.append({"line": line, "placed": record["placed"] is not None, "graphs": probed.graphs,
+        called_from = caller[4] if caller is not None and caller[0] == lab.filename else None  # a line of the learner's file
+        runs.append({"line": line, "called_from": called_from if isinstance(called_from, int) else None,
+                     "placed": record["placed"] is not None, "graphs": probed.graphs,
                      "error": {k: error.get(k) for k in ("kind", "gb_type", "message", "file", "line", "function") if k in error} or None})
     return {"helper_missing": False, "first_line": code.co_firstlineno, "sites": len(seen["sites"]), "runs": runs}

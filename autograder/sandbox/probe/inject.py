@@ -2,8 +2,10 @@
 site of one function, and the functions a program put into graphs with ``allow_in_graph``.
 
 ``added_break(code, site)`` makes Dynamo, while it traces the frame of ``code``, meet a
-``torch._dynamo.graph_break()`` just before the ``site``-th call it traces there (calls counted in
-the order Dynamo first traces them). The function keeps its own code, globals, decorators and
+``torch._dynamo.graph_break()`` just before the call site ``site`` (a key from a run that only
+recorded the sites). A site is a call in ``code`` *and* the call of ``code`` it is traced for: a
+helper called twice has each of its calls probed on its own, so a strict setting that covers one
+call of it and not the other shows. The function keeps its own code, globals, decorators and
 ``with`` blocks: whatever strict setting (``error_on_graph_break``) is in effect at that call
 decides, as it would for a break someone later writes there. ``code`` is found by identity (the
 code objects compiled from the learner's file), never by name or file name.
@@ -30,12 +32,28 @@ def _sets_strictness(fn) -> bool:
     return value is torch._dynamo.error_on_graph_break
 
 
+def _caller(translator) -> tuple | None:
+    """Where the traced frame was called from: the calling function's file, name and first line, and
+    the call's offset and line there (names, not identities: a resume function Dynamo makes again after
+    a reset has the same ones). None for a frame Dynamo started on (no caller traced)."""
+    parent = getattr(translator, "parent", None)
+    if parent is None:
+        return None
+    code = getattr(parent, "f_code", None)
+    instruction = getattr(parent, "current_instruction", None)
+    positions = getattr(instruction, "positions", None)
+    return (getattr(code, "co_filename", None), getattr(code, "co_name", None), getattr(code, "co_firstlineno", None),
+            getattr(instruction, "offset", None), getattr(positions, "lineno", None) or getattr(instruction, "starts_line", None))
+
+
 @contextlib.contextmanager
-def added_break(code, site: int | None):
-    """While the block runs, a graph break before the ``site``-th (0-based) *work* call Dynamo traces
-    in the frame of ``code`` (``None``: no break, only record the sites). Yields a dict with ``sites``
-    (each work call site seen, as (offset, line), in the order Dynamo first traced it) and ``placed``
-    (the site that got the break, once it did)."""
+def added_break(code, site: tuple | None):
+    """While the block runs, a graph break before the *work* call ``site`` Dynamo traces in the
+    frame of ``code`` (``None``: no break, only record the sites). Yields a dict with ``sites`` (each
+    work call site seen, in the order Dynamo first traced it: a tuple of where ``code`` was called
+    from (the caller's file, function name, first line, offset and line; None for a frame Dynamo
+    started on) and the call's offset and line in ``code``) and ``placed`` (the site that got the break,
+    once it did)."""
     from torch._dynamo.symbolic_convert import InstructionTranslatorBase
     from torch._dynamo.variables.builder import SourcelessBuilder
 
@@ -46,10 +64,11 @@ def added_break(code, site: int | None):
         if getattr(self, "f_code", None) is code and not _sets_strictness(fn):
             instruction = getattr(self, "current_instruction", None)
             positions = getattr(instruction, "positions", None)
-            where = (getattr(instruction, "offset", None), getattr(positions, "lineno", None) or getattr(instruction, "starts_line", None))
+            where = (_caller(self), getattr(instruction, "offset", None),
+                     getattr(positions, "lineno", None) or getattr(instruction, "starts_line", None))
             if where not in record["sites"]:
                 record["sites"].append(where)
-            if site is not None and record["sites"].index(where) == site:
+            if site is not None and where == site:
                 record["placed"] = where
                 # The very call torch._dynamo.graph_break() is traced as: the same break type and handling.
                 original(self, SourcelessBuilder.create(self, torch._dynamo.graph_break), [], {})
