@@ -9,7 +9,8 @@ the judge from plain data (the probe's part: ``autograder.sandbox.kinds.fullgrap
   Dynamo reports it, so breaks with no graph before them count too) is of an allowed *type*
   (Dynamo's ``gb_type``, never message text), optionally only in a named function
   (``"TYPE @ function"``); ``required`` types must still be there (a third-party break the
-  learner may not delete);
+  learner may not delete); with ``callee``, a break at a call of a disabled function must be at a
+  call of that function (the work the task keeps eager, not a copy of it moved elsewhere);
 - ``skipped_frames``: no frame of the learner's code was skipped (Dynamo gave up on it and ran it
   eagerly, which raises nothing under fullgraph=False), or none of ``functions`` when given (a
   small helper may be skipped by design, 2.5.5.6), and each of ``ops`` is in a graph: the heavy
@@ -109,10 +110,23 @@ def check_breaks_allowed(spec, ev: Evidence) -> CheckResult:
     if missing:
         return CheckResult.outcome(spec, False, f"The break \"{missing[0]}\" is gone, and this task keeps it: it is in code the task says "
                                    f"you may not change, so tolerate it instead of removing it. {_lesson(spec, ev.exercise)}")
+    callee = spec.params.get("callee")
+    elsewhere = [event for event in events if callee and _DISABLED_CALL.search(str(event.get("reason", "")))
+                 and _DISABLED_CALL.search(str(event.get("reason", "")))[1].split(".")[-1] != callee]
+    if elsewhere:
+        other = _DISABLED_CALL.search(str(elsewhere[0].get("reason", "")))[1]
+        return CheckResult.outcome(spec, False, f"The break that runs code eagerly is at a call of `{other}`"
+                                   f"{' at ' + _where(elsewhere[0]) if _where(elsewhere[0]) else ''}, not of `{callee}`: the task keeps "
+                                   f"`{callee}` as the function that runs eagerly, called as it is now. Disable `{callee}` itself "
+                                   f"instead of moving its work. {_lesson(spec, ev.exercise)}")
     if not events:
         return CheckResult.outcome(spec, True, "No graph break at all.")
     kinds = sorted({event["type"] for event in events})
     return CheckResult.outcome(spec, True, f"{len(events)} distinct break(s), each of an allowed type: {', '.join(kinds)}.")
+
+
+# The function a "Skip calling/inlining `torch.compiler.disable()`d function" break names.
+_DISABLED_CALL = re.compile(r"Skip (?:calling|inlining) function `?<function ([\w.<>]+) at 0x")
 
 
 # -- skipped_frames ---------------------------------------------------------------------------------

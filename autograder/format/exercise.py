@@ -80,7 +80,7 @@ CHECK_KINDS: dict[str, set[str]] = {
     "nonstrict": {"helper", "hook", "observe", "ops", "mode", "rtol", "atol", "reaches", "pure"},
     "ops": {"max", "min_largest"},
     # Chapter 2, part 2: fullgraph=False (checks_fullgraph_false.py):
-    "breaks_allowed": {"allowed", "required"},
+    "breaks_allowed": {"allowed", "required", "callee"},
     "skipped_frames": {"ops", "functions"},
     "probe_variant": {"helper", "expect_type"},
     # Chapters 5 and 6: compile time and guard overhead (checks_cost.py):

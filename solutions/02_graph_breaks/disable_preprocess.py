@@ -15,6 +15,7 @@
 # kind = "breaks_allowed"
 # name = "breaks"
 # allowed = ["Skip inlining `torch.compiler.disable()`d function", "Skip calling `torch.compiler.disable()`d function"]
+# callee = "preprocess"
 # points = 2
 #
 # [[checks]]
@@ -61,6 +62,12 @@
 # [[fair]]
 # name = "rebound"
 # why = "the module name rebound to the disabled function after its definition, the way one fences off code one may not edit"
+#
+# [[wrong]]
+# name = "work_moved"
+# breaks = "one_break"
+# fails = ["breaks"]
+# message = "not of `preprocess`"
 #
 # [[wrong]]
 # name = "fenced_caller"
@@ -165,6 +172,18 @@ def classify(x, weight):
 # @torch.compiler.disable(recursive=False)
 # def classify(x, weight):
 #     h = preprocess(x)
+#     return torch.softmax(torch.relu(h @ weight), dim=-1)
+# END WRONG
+# BEGIN WRONG work_moved
+# @torch.compiler.disable
+# def _report(x):  # preprocess's report, in a function of its own
+#     means = x.mean(dim=1).tolist()
+#     print("batch of", len(means), "rows; row means from", round(min(means), 2), "to", round(max(means), 2))
+#
+#
+# def classify(x, weight):
+#     _report(x)
+#     h = normalize(x.clamp(-3, 3))  # and its clamp, batched: preprocess is never called
 #     return torch.softmax(torch.relu(h @ weight), dim=-1)
 # END WRONG
 # BEGIN WRONG normalized_again
