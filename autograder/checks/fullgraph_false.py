@@ -179,8 +179,10 @@ def check_skipped_frames(spec, ev: Evidence) -> CheckResult:
         event = next((e for e in m.break_events if e.get("skips_frame") and e.get("frame") == site.get("function")), None)
         kind = event["type"] if event else ""
         why = _SKIP_WHY.get(kind) or _SKIP_WHY.get(site.get("type", "")) or (
-            "Dynamo cannot resume after a break inside a loop, inside a `with` block of most context managers, or inside a "
-            "`try` block (lesson sections 2.5.5.1 to 2.5.5.3)")
+            "Dynamo gave up on the frame at this break instead of resuming after it. It does so for a break inside a loop, "
+            "inside a `with` block of most context managers or inside a `try` block (lesson sections 2.5.5.1 to 2.5.5.3); "
+            "where the break is in none of those, it is one Dynamo cannot resume from where it happens (the break below "
+            "says which): remove that break")
         return CheckResult.outcome(spec, False, f"Dynamo skipped {_frame_name(site.get('function', '?'))}{where} and ran it "
                                    f"eagerly, without any error: {why}. The break: \"{site.get('type', '')}\". "
                                    f"{len(skipped)} frame(s) skipped in all. {_lesson(spec, ev.exercise)}")

@@ -13,7 +13,7 @@ work is never compiled.
 What the grader checks:
 - `encode` compiles: no frame of it is skipped, and its matmul and tanh run inside a graph.
 - Every call prints what it prints now: `bounded by LIMIT: (ROWS, COLUMNS)`, once.
-- `encode` returns what it returns now: both clips still happen inside `bounded(limit)`, for any limit.
+- `encode` returns what it returns now, both clips included, for any limit.
 - Nothing is hidden from the compiler: no `torch.compiler.disable`, `allow_in_graph`, `is_compiling()` or stance.
 """
 

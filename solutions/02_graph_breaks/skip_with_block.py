@@ -45,7 +45,7 @@
 #
 # [[requirements]]
 # id = "still_bounded"
-# text = "`encode` returns what it returns now: both clips still happen inside `bounded(limit)`, for any limit."
+# text = "`encode` returns what it returns now, both clips included, for any limit."
 # checks = ["correct"]
 #
 # [[requirements]]
