@@ -56,6 +56,10 @@
 # checks = ["correct"]
 #
 # [[fair]]
+# name = "inner_fullgraph"
+# why = "attention compiled on its own with fullgraph=True: inside step's compile the inner fullgraph setting still makes a break in attention an error"
+#
+# [[fair]]
 # name = "strict_call"
 # why = "a with error_on_graph_break(True) block around the call of attention in step"
 #
@@ -119,6 +123,9 @@ def attention(q, k, v):
 # BEGIN FAIR rebound
 # def attention(q, k, v):
 # END FAIR
+# BEGIN FAIR inner_fullgraph
+# def attention(q, k, v):
+# END FAIR
 # BEGIN WRONG strict_tail_only
 # def attention(q, k, v):
 #     scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
@@ -150,6 +157,9 @@ def attention(q, k, v):
 
 # BEGIN FAIR rebound
 # attention = torch._dynamo.error_on_graph_break(True)(attention)
+# END FAIR
+# BEGIN FAIR inner_fullgraph
+# attention = torch.compile(attention, fullgraph=True)
 # END FAIR
 
 

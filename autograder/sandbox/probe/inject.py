@@ -68,7 +68,11 @@ def added_break(code, site: tuple | None):
                      getattr(positions, "lineno", None) or getattr(instruction, "starts_line", None))
             if where not in record["sites"]:
                 record["sites"].append(where)
-            if site is not None and where == site:
+            # The site's own call, and the same call site reached in a frame Dynamo started on
+            # (no caller traced): what a call that fell back to running the helper eagerly (after
+            # a tolerated break, or through a compiled wrapper of its own) traces next. A real edit
+            # of the helper would be there too.
+            if site is not None and (where == site or (where[0] is None and where[1:] == site[1:])):
                 record["placed"] = where
                 # The very call torch._dynamo.graph_break() is traced as: the same break type and handling.
                 original(self, SourcelessBuilder.create(self, torch._dynamo.graph_break), [], {})
