@@ -137,6 +137,38 @@ def test_job_reruns_keep_what_automatic_dynamic_learned_only_under_a_job_id(tmp_
         torch.compiler.config.job_id = None
 
 
+def test_the_clock_of_a_later_run_is_a_night_later_and_durations_stay_true():
+    import datetime
+    import time
+
+    from autograder.sandbox.probe.compile_cost import RERUN_INTERVAL_S, clock_moved
+
+    before, monotonic = time.time(), time.monotonic()
+    with clock_moved(RERUN_INTERVAL_S):
+        assert abs(time.time() - before - RERUN_INTERVAL_S) < 60
+        assert time.strftime("%Y-%m-%d %H") != time.strftime("%Y-%m-%d %H", time.localtime(before))
+        assert datetime.date.today() > datetime.date.fromtimestamp(before)
+        assert datetime.datetime.now().timestamp() - before > RERUN_INTERVAL_S - 60
+        assert time.monotonic() - monotonic < 60
+    assert abs(time.time() - before) < 60 and datetime.date.today() == datetime.date.fromtimestamp(time.time())
+
+
+def test_a_job_id_made_from_the_date_relearns_every_night(tmp_path):
+    from autograder.sandbox.probe import job_reruns
+
+    def start():
+        import time
+        torch.compiler.config.job_id = "nightly-" + time.strftime("%Y-%m-%d")
+        return _float_score, None
+
+    calls = [(torch.randn(2, 4), t) for t in (0.5, 0.9, 1.7)]
+    try:
+        report = job_reruns(start, calls, str(tmp_path))
+        assert report["graphs"] == [2, 2] and report["error"] is None, report
+    finally:
+        torch.compiler.config.job_id = None
+
+
 def test_a_guards_check_sees_the_config_of_each_compile_not_what_was_left_set_after_it():
     x = torch.randn(2, 4)
 

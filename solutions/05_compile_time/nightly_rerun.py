@@ -53,6 +53,12 @@
 # message = "run 2: 2\\)"
 #
 # [[wrong]]
+# name = "dated_job_id"
+# breaks = "later_runs_compile_once"
+# fails = ["later_run"]
+# message = "run 2: 2\\)"
+#
+# [[wrong]]
 # name = "job_id_from_process"
 # breaks = "later_runs_compile_once"
 # fails = ["later_run"]
@@ -103,6 +109,11 @@ torch.compiler.config.job_id = "nightly-eval"
 # import time
 #
 # torch.compiler.config.job_id = f"nightly-eval-{time.time_ns()}"  # one id per run
+# END WRONG
+# BEGIN WRONG dated_job_id
+# import time
+#
+# torch.compiler.config.job_id = "nightly-eval-" + time.strftime("%Y-%m-%d")  # tonight's run
 # END WRONG
 # BEGIN WRONG job_id_from_process
 # import os

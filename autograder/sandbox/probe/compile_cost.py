@@ -115,6 +115,63 @@ def compile_times_table() -> str:
     return compile_times()
 
 
+# How much later each run of a job starts than the one before: a night later, and an hour, a
+# minute and a second besides, so that a job id made from the clock at any of those resolutions
+# (the date, the hour, a timestamp) differs from run to run, as it would between real runs.
+RERUN_INTERVAL_S = 86_400 + 3_600 + 60 + 1
+
+
+@contextlib.contextmanager
+def clock_moved(seconds: float):
+    """The wall clock of this process (``time`` and ``datetime``: what a program reads to date its
+    run) ``seconds`` later while the block runs. Monotonic clocks are left alone: durations stay
+    true. Only ever in a forked child that ends after the block."""
+    import datetime
+    import time
+
+    if not seconds:
+        yield
+        return
+    saved_time = {name: getattr(time, name) for name in ("time", "time_ns", "localtime", "gmtime", "ctime", "strftime", "asctime")}
+    saved_datetime = (datetime.datetime, datetime.date)
+    real_time, real_time_ns, real_localtime, real_gmtime = time.time, time.time_ns, time.localtime, time.gmtime
+    real_ctime, real_strftime, real_asctime = time.ctime, time.strftime, time.asctime
+    shift = datetime.timedelta(seconds=seconds)
+
+    class MovedDatetime(datetime.datetime):
+        @classmethod
+        def now(cls, tz=None):
+            return super().now(tz) + shift
+
+        @classmethod
+        def utcnow(cls):
+            return super().utcnow() + shift
+
+        @classmethod
+        def today(cls):
+            return super().today() + shift
+
+    class MovedDate(datetime.date):
+        @classmethod
+        def today(cls):
+            return saved_datetime[0].fromtimestamp(real_time() + seconds).date()
+
+    time.time = lambda: real_time() + seconds
+    time.time_ns = lambda: real_time_ns() + int(seconds * 1e9)
+    time.localtime = lambda secs=None: real_localtime(real_time() + seconds if secs is None else secs)
+    time.gmtime = lambda secs=None: real_gmtime(real_time() + seconds if secs is None else secs)
+    time.ctime = lambda secs=None: real_ctime(real_time() + seconds if secs is None else secs)
+    time.strftime = lambda fmt, t=None: real_strftime(fmt, time.localtime() if t is None else t)
+    time.asctime = lambda t=None: real_asctime(time.localtime() if t is None else t)
+    datetime.datetime, datetime.date = MovedDatetime, MovedDate
+    try:
+        yield
+    finally:
+        for name, value in saved_time.items():
+            setattr(time, name, value)
+        datetime.datetime, datetime.date = saved_datetime
+
+
 def job_reruns(start, calls, folder: str, options: dict | None = None, runs: int = 2, timeout: float = 120.0) -> dict:
     """The graphs each of ``runs`` runs of a job compiles, each run a new process: a child forked from
     this one (so its process id, and whatever it reads that differs from process to process, is new),
@@ -123,7 +180,8 @@ def job_reruns(start, calls, folder: str, options: dict | None = None, runs: int
     to compile and the driver that calls it, or None), then the schedule from its first call. Only
     the compile-cache folder carries over: ``folder``, empty and private to this report, where
     profile-guided recompilation stores what a run learned under ``torch.compiler.config.job_id``
-    (it writes after each compile, so before the child ends).
+    (it writes after each compile, so before the child ends). Run k starts ``k * RERUN_INTERVAL_S``
+    later by the wall clock (``clock_moved``): a job is run again on a later night, not a moment later.
     Returns {"graphs": [per run], "reasons": [the first recompile reason of each run, or None],
     "error": what a call raised, or why a run did not report (the runs stop there), or None}."""
     from .forked import in_forked_child
@@ -139,22 +197,14 @@ def job_reruns(start, calls, folder: str, options: dict | None = None, runs: int
             sys.modules["numpy"].random.seed()
         clean_state()
         counter = CountingBackend("eager")
-        made, driver = start()
-        compiled = torch.compile(made, backend=counter, **kwargs)
-        error = None
-        with recompile_reasons() as seen:
-            try:
-                for args in calls:
-                    args = copy.deepcopy(args)
-                    driver(compiled, *args) if driver is not None else compiled(*args)
-            except Exception as exc:  # noqa: BLE001 - reported; the other checks say more
-                error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:500]
-        first = (_guard_lines(str(seen[0])) or [str(seen[0]).strip()])[0] if seen else None
-        return {"graphs": counter.graphs, "reason": first[:500] if first else None, "error": error}
+        with clock_moved(later[0] * RERUN_INTERVAL_S):
+            return _run_job(counter, start, calls, kwargs, recompile_reasons, _guard_lines)
 
     graphs, reasons, error = [], [], None
+    later = [0]
     with inductor_cache_at(folder):
-        for _ in range(runs):
+        for number in range(runs):
+            later[0] = number
             run = in_forked_child(one_run, timeout)
             if "graphs" not in run:  # the set-up raised, or the process ended without a report
                 graphs.append(0)  # so that the error is told as this run's
@@ -167,6 +217,22 @@ def job_reruns(start, calls, folder: str, options: dict | None = None, runs: int
                 error = run["error"]
                 break
     return {"graphs": graphs, "reasons": reasons, "error": error}
+
+
+def _run_job(counter, start, calls, kwargs, recompile_reasons, guard_lines) -> dict:
+    """One run of ``job_reruns``: set the program up, then the schedule through it."""
+    made, driver = start()
+    compiled = torch.compile(made, backend=counter, **kwargs)
+    error = None
+    with recompile_reasons() as seen:
+        try:
+            for args in calls:
+                args = copy.deepcopy(args)
+                driver(compiled, *args) if driver is not None else compiled(*args)
+        except Exception as exc:  # noqa: BLE001 - reported; the other checks say more
+            error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:500]
+    first = (guard_lines(str(seen[0])) or [str(seen[0]).strip()])[0] if seen else None
+    return {"graphs": counter.graphs, "reason": first[:500] if first else None, "error": error}
 
 
 def file_reruns(path: str, entry: str, calls, runs: int = 2, **compile_options) -> dict:
