@@ -49,6 +49,7 @@ def nudged(value, gen):
 def _answers(exercise, master, calls, seed: int) -> list:
     import torch
 
+    from autograder.sandbox.files import materialize
     from autograder.sandbox.plain import to_plain
 
     reference = getattr(master, "reference", None) or getattr(master, exercise.entry)
@@ -58,7 +59,7 @@ def _answers(exercise, master, calls, seed: int) -> list:
     if exercise.driver:
         drive, entry = getattr(master, exercise.driver), reference
         reference = lambda *args: drive(entry, *args)  # noqa: E731
-    return [to_plain(reference(*copy.deepcopy(args))) for args in calls]
+    return [to_plain(reference(*materialize(copy.deepcopy(args)))) for args in calls]
 
 
 def changed_answers(exercise, seed: int = 1) -> tuple[int, int]:

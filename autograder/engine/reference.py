@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.sandbox import channel
+from autograder.sandbox.files import materialize, remove
 
 
 @dataclass
@@ -100,11 +101,12 @@ def compute(job: dict) -> tuple[dict, dict]:
     if exercise.driver:  # the master's own driver around its eager entry is the reference
         reference = (lambda entry, drive: lambda *args: drive(entry, *args))(reference, getattr(master, exercise.driver))
     capture_output = any(spec.kind == "output" for spec in exercise.checks)
-    expected, expected_output = [], []
+    expected, expected_output, written = [], [], set()
     for args in calls:
         with (probe.captured_output() if capture_output else contextlib.nullcontext({})) as seen:
-            expected.append(to_plain(reference(*copy.deepcopy(args))))
+            expected.append(to_plain(reference(*materialize(copy.deepcopy(args), written))))
         expected_output.append({"stdout": str(seen.get("stdout", "")), "logs": [str(line) for line in seen.get("logs", [])]})
+    remove(written)  # the learner's child writes them again, as its own, call by call
     from autograder.engine.kept import open_cache
 
     truths = open_cache(bool(job.get("truth_cache")), exercise, job["master"])

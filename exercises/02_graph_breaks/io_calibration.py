@@ -11,7 +11,7 @@ each time. You may change `calibrate` and `run` together.
 What the grader checks:
 - `calibrate` compiles with `fullgraph=True`: no graph break.
 - One graph serves every calibration file: new values in a new file cause no recompile.
-- `run(step, x, path)` returns the batch centred on its column means, then scaled and shifted by the `scale` and `shift` stored in the file at `path`.
+- `run(step, x, path)` returns the batch centred on its column means, then scaled and shifted by the `scale` and `shift` stored in the file at `path` when it is called (a file may be written again between calls).
 - Nothing is hidden from the compiler: no `torch.compiler.disable`, `allow_in_graph`, `is_compiling()` branch or `set_stance`.
 """
 

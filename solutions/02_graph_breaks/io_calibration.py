@@ -46,7 +46,7 @@
 #
 # [[requirements]]
 # id = "calibrated"
-# text = "`run(step, x, path)` returns the batch centred on its column means, then scaled and shifted by the `scale` and `shift` stored in the file at `path`."
+# text = "`run(step, x, path)` returns the batch centred on its column means, then scaled and shifted by the `scale` and `shift` stored in the file at `path` when it is called (a file may be written again between calls)."
 # checks = ["correct"]
 #
 # [[requirements]]
@@ -78,7 +78,13 @@
 # name = "read_once"
 # breaks = "calibrated"
 # fails = ["correct"]
-# message = "Call [2-4] of 4 .*differs from the reference"
+# message = "Call [2-5] of 5 .*differs from the reference"
+#
+# [[wrong]]
+# name = "cached_by_path"
+# breaks = "calibrated"
+# fails = ["correct"]
+# message = "Call 5 of 5 .*differs from the reference"
 #
 # [[wrong]]
 # name = "is_compiling_guard"
@@ -106,6 +112,9 @@ import torch
 
 # BEGIN WRONG read_once
 # CALIBRATION = {}
+# END WRONG
+# BEGIN WRONG cached_by_path
+# READ = {}  # each file read once, by its path
 # END WRONG
 
 
@@ -190,6 +199,13 @@ def run(step, x, path):
     #     CALIBRATION.update(scale=torch.tensor(stats["scale"]), shift=torch.tensor(stats["shift"]))
     # return step(x, CALIBRATION["scale"], CALIBRATION["shift"])
     # END WRONG
+    # BEGIN WRONG cached_by_path
+    # if path not in READ:
+    #     with open(path) as f:
+    #         stats = json.load(f)
+    #     READ[path] = (torch.tensor(stats["scale"]), torch.tensor(stats["shift"]))
+    # return step(x, *READ[path])
+    # END WRONG
     # BEGIN WRONG disabled_reader
     # return step(x, path)
     # END WRONG
@@ -210,15 +226,21 @@ def write_calibration(path, scale, shift):
 
 # BEGIN GRADER
 def calls(gen):
-    """Four calibration files, each with its own values (one with a shift of exactly 0), for
-    batches whose number of rows is drawn per seed and stays the same within a grading."""
+    """Four calibration files, each with its own values (one with a shift of exactly 0), then one of
+    them, drawn per seed, written again with new values at the same path (the files are updated
+    while the job runs), for batches whose number of rows is drawn per seed and stays the same
+    within a grading. Each file is written in the grader's scratch folder just before its call."""
+    from autograder.sandbox.files import file_at_call
+
+    def values(shift=None):
+        scale = (torch.rand(6, generator=gen) + 0.5).tolist()
+        return json.dumps({"scale": scale, "shift": torch.randn(1, generator=gen).item() if shift is None else shift})
+
     rows = int(torch.randint(2, 10, (1,), generator=gen))
-    schedule = []
-    for number in range(4):
-        path = f"calibration_{number}.json"  # written in the grader's scratch folder
-        shift = 0.0 if number == 2 else torch.randn(1, generator=gen).item()
-        write_calibration(path, (torch.rand(6, generator=gen) + 0.5).tolist(), shift)
-        schedule.append((torch.randn(rows, 6, generator=gen), path))
+    schedule = [(torch.randn(rows, 6, generator=gen), file_at_call(f"calibration_{number}.json", values(0.0 if number == 2 else None)))
+                for number in range(4)]
+    again = int(torch.randint(0, 4, (1,), generator=gen))
+    schedule.append((torch.randn(rows, 6, generator=gen), file_at_call(f"calibration_{again}.json", values())))
     return schedule
 # END GRADER
 

@@ -23,6 +23,8 @@ import torch
 import torch._dynamo
 import torch._dynamo.exc
 from torch._dynamo.utils import counters
+
+from autograder.sandbox.files import materialize
 from .events import _guard_lines, break_log, recompile_reasons, skipped_log
 from .output import captured_output
 from .state import clean_state, config_snapshot
@@ -213,7 +215,7 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
             given = args
             try:
                 with (captured_output() if capture_output else contextlib.nullcontext(seen)) as seen:
-                    args = copy.deepcopy(args)
+                    args = given = materialize(copy.deepcopy(args))  # a file the schedule rewrites, written now
                     output = driver(compiled, *args) if driver is not None else compiled(*args)
             except Exception as exc:  # the learner's code, or Dynamo refusing it
                 if record_guards and first_error is None:
