@@ -26,7 +26,19 @@ def test_markers_inside_lists_and_dicts_are_written_and_other_dicts_left_alone(t
     assert (tmp_path / "a.txt").read_text() == "A"
 
 
-@pytest.mark.parametrize("path", ["/etc/passwd", "../outside.json", "sub/../../outside.json"])
+def test_a_link_planted_at_the_path_is_replaced_not_written_through(tmp_path, monkeypatch):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("kept")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.chdir(scratch)
+    (scratch / "stats.json").symlink_to(outside)  # what a submission could leave for the next call
+    assert materialize((file_at_call("stats.json", "new"),)) == ("stats.json",)
+    assert outside.read_text() == "kept" and not (scratch / "stats.json").is_symlink()
+    assert (scratch / "stats.json").read_text() == "new"
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "../outside.json", "sub/../../outside.json", "sub/file.json", ""])
 def test_a_scheduled_file_stays_in_the_scratch_folder(tmp_path, monkeypatch, path):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ValueError):

@@ -5,8 +5,8 @@ last content for every call.
 
 A master's ``calls(gen)`` puts ``file_at_call(path, text)`` where the entry takes the path; just
 before each call, in the reference child and in the learner child alike, ``materialize`` writes
-``text`` to ``path`` (relative, in the grading's scratch folder, the working folder of both) and
-hands the call the path. The marker is plain data (a dict), so it crosses to the learner's child
+``text`` to ``path`` (a plain file name in the grading's scratch folder, the working folder of both,
+never through a link) and hands the call the path. The marker is plain data (a dict), so it crosses to the learner's child
 like any input; the schedule comes from the master, never from the submission.
 """
 
@@ -19,8 +19,8 @@ MARKER = "course_file_at_call"
 
 def file_at_call(path: str, text: str) -> dict:
     """An argument that becomes ``path`` once ``text`` is written there, just before its call."""
-    if os.path.isabs(path) or ".." in path.replace("\\", "/").split("/"):
-        raise ValueError(f"a scheduled file must be a path inside the scratch folder: {path!r}")
+    if not path or path in (".", "..") or "/" in path or "\\" in path or "\0" in path:
+        raise ValueError(f"a scheduled file must be a plain file name in the scratch folder: {path!r}")
     return {MARKER: str(path), "text": str(text)}
 
 
@@ -30,7 +30,12 @@ def materialize(value, written: set | None = None):
     if isinstance(value, dict):
         if MARKER in value and set(value) == {MARKER, "text"}:
             path = file_at_call(value[MARKER], value["text"])[MARKER]  # checked again: data from a channel
-            with open(path, "w", encoding="utf-8") as f:
+            # Never through a link: in the learner's child the submission could have put one there,
+            # to have the grader's own code write where the audit hook would refuse its writes.
+            if os.path.islink(path):
+                os.remove(path)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(value["text"])
             if written is not None:
                 written.add(path)
