@@ -26,39 +26,36 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def nudged(value, gen):
-    """``value`` with every tensor in it changed a little: floats by up to 3%, integers rotated."""
+def nudged(calls, gen):
+    """``calls`` with every tensor in it changed a little: floats by up to 3% (``perturbed``, the speed
+    check's fresh inputs), integers rotated by one place (token ids, indices)."""
+    from autograder.sandbox.kinds.core import perturbed
+
+    return _rotated_integers(perturbed(calls, gen))
+
+
+def _rotated_integers(value):
     import torch
 
     if isinstance(value, torch.Tensor):
-        if value.is_floating_point():
-            factor = 1 + 0.03 * (2 * torch.rand(value.shape, generator=gen, dtype=torch.float64) - 1)
-            return (value.double() * factor).to(value.dtype)
-        if value.dtype != torch.bool and value.numel() > 1:
+        if not value.is_floating_point() and value.dtype != torch.bool and value.numel() > 1:
             return value.flatten().roll(1).view_as(value).clone()
         return value
     if isinstance(value, tuple) and hasattr(value, "_fields"):
-        return type(value)(*(nudged(item, gen) for item in value))
+        return type(value)(*(_rotated_integers(item) for item in value))
     if isinstance(value, (list, tuple)):
-        return type(value)(nudged(item, gen) for item in value)
+        return type(value)(_rotated_integers(item) for item in value)
     if isinstance(value, dict):
-        return {key: nudged(item, gen) for key, item in value.items()}
+        return {key: _rotated_integers(item) for key, item in value.items()}
     return value
 
 
 def _answers(exercise, master, calls, seed: int) -> list:
-    import torch
-
+    from autograder.engine.reference import reference_of
     from autograder.sandbox.files import materialize
     from autograder.sandbox.plain import to_plain
 
-    reference = getattr(master, "reference", None) or getattr(master, exercise.entry)
-    if exercise.factory and not hasattr(master, "reference"):
-        torch.manual_seed(seed)
-        reference = reference()
-    if exercise.driver:
-        drive, entry = getattr(master, exercise.driver), reference
-        reference = lambda *args: drive(entry, *args)  # noqa: E731
+    reference = reference_of(master, exercise, seed)
     return [to_plain(reference(*materialize(copy.deepcopy(args)))) for args in calls]
 
 

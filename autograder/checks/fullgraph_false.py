@@ -111,12 +111,13 @@ def check_breaks_allowed(spec, ev: Evidence) -> CheckResult:
         return CheckResult.outcome(spec, False, f"The break \"{missing[0]}\" is gone, and this task keeps it: it is in code the task says "
                                    f"you may not change, so tolerate it instead of removing it. {_lesson(spec, ev.exercise)}")
     callee = spec.params.get("callee")
-    elsewhere = [event for event in events if callee and _DISABLED_CALL.search(str(event.get("reason", "")))
-                 and _DISABLED_CALL.search(str(event.get("reason", "")))[1].split(".")[-1] != callee]
+    disabled = [(event, match[1]) for event in events if callee
+                for match in [_DISABLED_CALL.search(str(event.get("reason", "")))] if match]
+    elsewhere = [(event, name) for event, name in disabled if name.split(".")[-1] != callee]
     if elsewhere:
-        other = _DISABLED_CALL.search(str(elsewhere[0].get("reason", "")))[1]
+        event, other = elsewhere[0]
         return CheckResult.outcome(spec, False, f"The break that runs code eagerly is at a call of `{other}`"
-                                   f"{' at ' + _where(elsewhere[0]) if _where(elsewhere[0]) else ''}, not of `{callee}`: the task keeps "
+                                   f"{' at ' + _where(event) if _where(event) else ''}, not of `{callee}`: the task keeps "
                                    f"`{callee}` as the function that runs eagerly, called as it is now. Disable `{callee}` itself "
                                    f"instead of moving its work. {_lesson(spec, ev.exercise)}")
     if not events:

@@ -67,6 +67,20 @@ def main(job: dict, out_fd: int) -> None:
         os._exit(0)
 
 
+def reference_of(master, exercise, seed: int):
+    """The master's entry as the schedule calls it, run eagerly: its ``reference`` function when it
+    has one, else the entry (the factory's product, made under ``seed``), through the master's driver."""
+    import torch
+
+    reference = getattr(master, "reference", None) or getattr(master, exercise.entry)
+    if exercise.factory and not hasattr(master, "reference"):
+        torch.manual_seed(seed)
+        reference = reference()
+    if exercise.driver:  # the master's own driver around its eager entry is the reference
+        reference = (lambda entry, drive: lambda *args: drive(entry, *args))(reference, getattr(master, exercise.driver))
+    return reference
+
+
 def compute(job: dict) -> tuple[dict, dict]:
     import torch
 
@@ -94,12 +108,7 @@ def compute(job: dict) -> tuple[dict, dict]:
     calls = master.calls(torch.Generator().manual_seed(seed))
     # What the learner gets: before any reference run could change it, the file's functions by name.
     pristine = name_file_functions(copy.deepcopy(calls), master)
-    reference = getattr(master, "reference", None) or getattr(master, exercise.entry)
-    if exercise.factory and not hasattr(master, "reference"):
-        torch.manual_seed(seed)
-        reference = reference()
-    if exercise.driver:  # the master's own driver around its eager entry is the reference
-        reference = (lambda entry, drive: lambda *args: drive(entry, *args))(reference, getattr(master, exercise.driver))
+    reference = reference_of(master, exercise, seed)
     capture_output = any(spec.kind == "output" for spec in exercise.checks)
     expected, expected_output, written = [], [], set()
     for args in calls:

@@ -17,11 +17,15 @@ import os
 MARKER = "course_file_at_call"
 
 
-def file_at_call(path: str, text: str) -> dict:
-    """An argument that becomes ``path`` once ``text`` is written there, just before its call."""
+def _plain_name(path: str) -> str:
     if not path or path in (".", "..") or "/" in path or "\\" in path or "\0" in path:
         raise ValueError(f"a scheduled file must be a plain file name in the scratch folder: {path!r}")
-    return {MARKER: str(path), "text": str(text)}
+    return str(path)
+
+
+def file_at_call(path: str, text: str) -> dict:
+    """An argument that becomes ``path`` once ``text`` is written there, just before its call."""
+    return {MARKER: _plain_name(path), "text": str(text)}
 
 
 def materialize(value, written: set | None = None):
@@ -29,7 +33,7 @@ def materialize(value, written: set | None = None):
     path; the paths written are added to ``written``."""
     if isinstance(value, dict):
         if MARKER in value and set(value) == {MARKER, "text"}:
-            path = file_at_call(value[MARKER], value["text"])[MARKER]  # checked again: data from a channel
+            path = _plain_name(value[MARKER])  # checked again: data from a channel
             # Never through a link: in the learner's child the submission could have put one there,
             # to have the grader's own code write where the audit hook would refuse its writes.
             if os.path.islink(path):

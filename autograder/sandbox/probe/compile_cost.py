@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import sys
 
 import torch
@@ -132,11 +133,12 @@ def clock_moved(seconds: float):
     if not seconds:
         yield
         return
-    saved_time = {name: getattr(time, name) for name in ("time", "time_ns", "localtime", "gmtime", "ctime", "strftime", "asctime")}
-    saved_datetime = (datetime.datetime, datetime.date)
-    real_time, real_time_ns, real_localtime, real_gmtime = time.time, time.time_ns, time.localtime, time.gmtime
-    real_ctime, real_strftime, real_asctime = time.ctime, time.strftime, time.asctime
+    real = {name: getattr(time, name) for name in ("time", "time_ns", "localtime", "gmtime", "ctime", "strftime", "asctime")}
+    real_classes = (datetime.datetime, datetime.date)
     shift = datetime.timedelta(seconds=seconds)
+
+    def now() -> float:
+        return real["time"]() + seconds
 
     class MovedDatetime(datetime.datetime):
         @classmethod
@@ -154,22 +156,26 @@ def clock_moved(seconds: float):
     class MovedDate(datetime.date):
         @classmethod
         def today(cls):
-            return saved_datetime[0].fromtimestamp(real_time() + seconds).date()
+            return real_classes[0].fromtimestamp(now()).date()
 
-    time.time = lambda: real_time() + seconds
-    time.time_ns = lambda: real_time_ns() + int(seconds * 1e9)
-    time.localtime = lambda secs=None: real_localtime(real_time() + seconds if secs is None else secs)
-    time.gmtime = lambda secs=None: real_gmtime(real_time() + seconds if secs is None else secs)
-    time.ctime = lambda secs=None: real_ctime(real_time() + seconds if secs is None else secs)
-    time.strftime = lambda fmt, t=None: real_strftime(fmt, time.localtime() if t is None else t)
-    time.asctime = lambda t=None: real_asctime(time.localtime() if t is None else t)
+    moved = {
+        "time": now,
+        "time_ns": lambda: real["time_ns"]() + int(seconds * 1e9),
+        "localtime": lambda secs=None: real["localtime"](now() if secs is None else secs),
+        "gmtime": lambda secs=None: real["gmtime"](now() if secs is None else secs),
+        "ctime": lambda secs=None: real["ctime"](now() if secs is None else secs),
+        "strftime": lambda fmt, t=None: real["strftime"](fmt, real["localtime"](now()) if t is None else t),
+        "asctime": lambda t=None: real["asctime"](real["localtime"](now()) if t is None else t),
+    }
+    for name, function in moved.items():
+        setattr(time, name, function)
     datetime.datetime, datetime.date = MovedDatetime, MovedDate
     try:
         yield
     finally:
-        for name, value in saved_time.items():
-            setattr(time, name, value)
-        datetime.datetime, datetime.date = saved_datetime
+        for name, function in real.items():
+            setattr(time, name, function)
+        datetime.datetime, datetime.date = real_classes
 
 
 def job_reruns(start, calls, folder: str, options: dict | None = None, runs: int = 2, timeout: float = 120.0) -> dict:
@@ -188,24 +194,19 @@ def job_reruns(start, calls, folder: str, options: dict | None = None, runs: int
 
     kwargs = {k: v for k, v in (options or {}).items() if k in ("fullgraph", "dynamic")}
 
-    def one_run(state):
-        from .events import _guard_lines, recompile_reasons
-
+    def one_run(number, state):
         # A fork inherits what a new process would draw afresh. Python's random module reseeds itself
         # in a forked child; NumPy's global generator does not.
         if "numpy" in sys.modules:
             sys.modules["numpy"].random.seed()
         clean_state()
-        counter = CountingBackend("eager")
-        with clock_moved(later[0] * RERUN_INTERVAL_S):
-            return _run_job(counter, start, calls, kwargs, recompile_reasons, _guard_lines)
+        with clock_moved(number * RERUN_INTERVAL_S):
+            return _run_job(start, calls, kwargs)
 
     graphs, reasons, error = [], [], None
-    later = [0]
     with inductor_cache_at(folder):
         for number in range(runs):
-            later[0] = number
-            run = in_forked_child(one_run, timeout)
+            run = in_forked_child(functools.partial(one_run, number), timeout)
             if "graphs" not in run:  # the set-up raised, or the process ended without a report
                 graphs.append(0)  # so that the error is told as this run's
                 reasons.append(None)
@@ -219,8 +220,11 @@ def job_reruns(start, calls, folder: str, options: dict | None = None, runs: int
     return {"graphs": graphs, "reasons": reasons, "error": error}
 
 
-def _run_job(counter, start, calls, kwargs, recompile_reasons, guard_lines) -> dict:
+def _run_job(start, calls, kwargs) -> dict:
     """One run of ``job_reruns``: set the program up, then the schedule through it."""
+    from .events import _guard_lines, recompile_reasons
+
+    counter = CountingBackend("eager")
     made, driver = start()
     compiled = torch.compile(made, backend=counter, **kwargs)
     error = None
@@ -231,7 +235,7 @@ def _run_job(counter, start, calls, kwargs, recompile_reasons, guard_lines) -> d
                 driver(compiled, *args) if driver is not None else compiled(*args)
         except Exception as exc:  # noqa: BLE001 - reported; the other checks say more
             error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:500]
-    first = (guard_lines(str(seen[0])) or [str(seen[0]).strip()])[0] if seen else None
+    first = (_guard_lines(str(seen[0])) or [str(seen[0]).strip()])[0] if seen else None
     return {"graphs": counter.graphs, "reason": first[:500] if first else None, "error": error}
 
 
