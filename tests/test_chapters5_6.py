@@ -107,6 +107,53 @@ def test_guard_report_counts_kept_guards_and_inputs_and_sees_no_graph_when_disab
     assert disabled["graphs"] == 0  # guards of an empty frame, no graph: what check_guards refuses
 
 
+def _measured_guards(driver, counted: bool, monkeypatch) -> dict:
+    from autograder.sandbox.probe import guards as guard_probe
+    from autograder.sandbox.probe import measure
+
+    monkeypatch.setattr(guard_probe, "can_count_guards", lambda: counted)
+    schedule = [(torch.randn(2, 4),), (torch.randn(3, 4),), (torch.randn(5, 4),)]
+    return measure(_Tower(), schedule, {}, driver=driver, record_guards=True).guard_report
+
+
+@pytest.mark.parametrize("driver", ["plain", "config_patched", "own_compile"])
+def test_guards_counted_without_a_filter_report_what_the_recording_filter_reports(driver, monkeypatch):
+    """With no guard filter of the learner's, the schedule is measured without one of the grader's
+    (Dynamo would build every guard twice to offer them to it): the report must be the one the
+    recording filter gives, each compile's configuration included, and a compile of the learner's
+    own with another backend (never offered to the grader's filter) is not counted."""
+    import torch._dynamo.guards as dynamo_guards
+
+    own = torch.compile(lambda t: t.cos() + 1, backend="eager")
+    drivers = {
+        "plain": lambda compiled, t: compiled(t),
+        "config_patched": lambda compiled, t: _patched_call(compiled, t),
+        "own_compile": lambda compiled, t: own(compiled(t)),
+    }
+    builds = []
+    original = dynamo_guards.CheckFunctionManager.build_guards
+
+    def counting_builds(self, *args, **kwargs):
+        builds.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(dynamo_guards.CheckFunctionManager, "build_guards", counting_builds)
+    counted = _measured_guards(drivers[driver], True, monkeypatch)
+    built_counted, builds[:] = len(builds), []
+    torch._dynamo.reset()
+    filtered = _measured_guards(drivers[driver], False, monkeypatch)
+    assert counted == filtered and counted["offered"] > 0 and counted["compiles"] >= 2
+    assert built_counted < len(builds)  # the filter's first build is gone
+    assert dynamo_guards.CheckFunctionManager.__init__.__name__ == "__init__"  # put back after the schedule
+    if driver == "config_patched":
+        assert all(seen["use_recursive_dict_tags_for_guards"] for seen in counted["config_at_compile"])
+
+
+def _patched_call(compiled, t):
+    with torch._dynamo.config.patch(use_recursive_dict_tags_for_guards=True):
+        return compiled(t)
+
+
 # -- chapter 5: dodges of the compile-time checks -------------------------------------------------
 
 def test_lowering_the_recompile_limit_is_no_fix_for_a_float_knob(submission):

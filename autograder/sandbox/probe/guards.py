@@ -25,14 +25,60 @@ def recording_filter(user_filter=None, config_keys=(), configs: list | None = No
 
     def record(entries):
         if configs is not None:
-            current = torch._dynamo.config.get_config_copy()
-            keys = current if config_keys is None else [key for key in config_keys if key in current]
-            configs.append({key: copy.copy(current[key]) for key in keys})
+            configs.append(_config_now(config_keys))
         keep = [bool(k) for k in user_filter(entries)] if user_filter is not None else [True] * len(entries)
         seen.append((len(entries), sum(keep)))
         return keep
 
     return record, seen
+
+
+def _config_now(config_keys) -> dict:
+    current = torch._dynamo.config.get_config_copy()
+    keys = current if config_keys is None else [key for key in config_keys if key in current]
+    return {key: copy.copy(current[key]) for key in keys}
+
+
+def can_count_guards() -> bool:
+    """Whether ``guards_offered`` knows how this torch builds guards."""
+    try:
+        from torch._dynamo.guards import CheckFunctionManager
+    except ImportError:
+        return False
+    return "guard_filter_fn" in CheckFunctionManager.__init__.__code__.co_varnames
+
+
+@contextlib.contextmanager
+def guards_offered(backend, configs: list):
+    """What ``recording_filter`` records (guards offered and kept, the configuration), for the
+    compiles that ``backend`` is given while the block runs, where no guard filter is given: without
+    giving one. Dynamo builds a frame's guards twice when there is a filter (once to offer them to
+    it, once more with what it kept), which for a deep model was a third of a grading; the filter
+    changes nothing else (``GuardBuilder`` keeps it and never reads it). Yields the list of
+    (offered, kept). A compile with another backend (the learner's own ``torch.compile``) is not
+    counted, as the grader's filter never saw it. Check ``can_count_guards()`` first."""
+    from torch._dynamo.guards import CheckFunctionManager
+
+    original = CheckFunctionManager.__init__
+    seen: list = []
+
+    def counting(self, f_code, output_graph, *args, **kwargs):
+        try:
+            given_filter = kwargs["guard_filter_fn"] if "guard_filter_fn" in kwargs else (args[2] if len(args) > 2 else None)
+            wrapper = getattr(getattr(output_graph, "compiler_fn", None), "_torchdynamo_orig_backend", None)
+            if given_filter is None and getattr(wrapper, "compiler_fn", None) is backend:
+                configs.append(_config_now(None))
+                offered = len(output_graph.guards or ())
+                seen.append((offered, offered))
+        except Exception:  # noqa: BLE001 - counting must never change what Dynamo does
+            pass
+        return original(self, f_code, output_graph, *args, **kwargs)
+
+    CheckFunctionManager.__init__ = counting
+    try:
+        yield seen
+    finally:
+        CheckFunctionManager.__init__ = original
 
 
 def guard_report(fn, calls, options: dict, driver=None, config_keys=()) -> dict:

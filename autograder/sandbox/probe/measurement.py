@@ -195,18 +195,24 @@ def measure(fn, calls: list, options: dict, prefer_file: str | None = None, stop
     clean_state()
     tally = GraphTally(inner=options.get("backend"), prefer_file=prefer_file, capture_aot=capture_aot)
     tally.config_baseline = {**config_snapshot(), **_set_by_compile(options)}
+    guards_counted = contextlib.nullcontext()
     if record_guards:
-        from .guards import error_line, recording_filter, report_from
+        from .guards import can_count_guards, error_line, guards_offered, recording_filter, report_from
 
         configs: list = []
-        record, offered_kept = recording_filter(options.get("guard_filter_fn"), None, configs)
-        options = {**options, "guard_filter_fn": record}
+        if options.get("guard_filter_fn") is None and can_count_guards():
+            guards_counted = guards_offered(tally, configs)  # no filter of ours: each guard built once, as in the learner's run
+        else:
+            record, offered_kept = recording_filter(options.get("guard_filter_fn"), None, configs)
+            options = {**options, "guard_filter_fn": record}
+            guards_counted = contextlib.nullcontext(offered_kept)
         skipping: list[bool] = []  # per call that returned: whether compiled code ran with guard evaluation skipped
         first_error = None
     compiled = compile_for_grading(fn, tally, options)
     result = Measurement()
     ran: list[bool] = []  # per call: whether any compiled graph ran during it
-    with recompile_reasons() as reasons, break_log(prefer_file) as events, skipped_log() as skipped:
+    with (guards_counted as offered_kept, recompile_reasons() as reasons, break_log(prefer_file) as events,
+          skipped_log() as skipped):
         for args in calls:
             before, skipped_before = tally.runs, tally.runs_skipping_guards
             result.calls += 1
