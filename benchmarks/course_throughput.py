@@ -3,7 +3,12 @@
     python benchmarks/course_throughput.py [--workers 1 2] [--cold] [--timed] [--exercises-from FILE]
 
 - Structure checks of every exercise (``costly=False``), warm (forked from a process with torch
-  imported), with 1 and 2 workers; ``--cold`` also times a fresh interpreter per grading.
+  imported), with 1 and 2 workers; ``--cold`` also times a fresh interpreter per grading. The warm
+  workers start before the clock, as in a long-lived front end; they import the modules torch
+  imports on its first compile from the names an earlier worker learned (``engine.kept``), or
+  learn them beside the first gradings where none are kept (the first run after the course's code
+  or torch changed, or with ``--forget-modules``, which removes the kept names first). The output
+  says which.
 - ``--timed``: the timing checks' extra cost, from grading the solutions of the exercises that have
   one with every check (warm, 1 worker).
 - Memory: the peak resident set of one grading child, and the peak of the whole process tree
@@ -35,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 from autograder import discover
 
 from autograder import grade  # noqa: E402
-from autograder.engine import zygote  # noqa: E402
+from autograder.engine import kept, zygote  # noqa: E402
 from autograder.classroom.batch import _descendants  # noqa: E402
 from autograder.format.exercise import COSTLY_KINDS  # noqa: E402
 
@@ -67,8 +72,13 @@ def run(jobs, workers: int, warm: bool, costly=False) -> tuple[float, list[str]]
     if warm:
         if zygote._shared is not None:
             zygote._shared.close()
+        kept_names = kept.learned_modules() is not None
+        started = time.perf_counter()
         zygote._shared = zygote.WarmPool(workers)
         zygote._shared.start()  # outside the timed part, as in a long-lived front end
+        print(f"  {workers} warm worker(s) started in {time.perf_counter() - started:.1f} s, "
+              + ("importing the module names kept from an earlier worker" if kept_names else
+                 "nothing kept: they learn the modules torch imports on its first compile beside the first gradings"))
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=workers) as pool:
         results = list(pool.map(lambda job: grade(job[0], job[1], seed=1, warm=warm, costly=costly), jobs))
@@ -83,7 +93,11 @@ def main() -> None:
     parser.add_argument("--cold", action="store_true", help="also time cold gradings (a fresh interpreter each)")
     parser.add_argument("--timed", action="store_true", help="also grade the timing exercises' solutions with every check")
     parser.add_argument("--exercises-from", type=Path, help="grade only the exercise ids this file lists")
+    parser.add_argument("--forget-modules", action="store_true",
+                        help="remove the kept module names first: the workers learn them beside the first gradings")
     args = parser.parse_args()
+    if args.forget_modules and kept._learned_modules_path():
+        Path(kept._learned_modules_path()).unlink(missing_ok=True)
     exercises = discover()
     if args.exercises_from:
         wanted = [line.split("#")[0].strip() for line in args.exercises_from.read_text().splitlines()]

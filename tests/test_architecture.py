@@ -133,7 +133,7 @@ def test_the_judge_side_never_imports_the_submission():
     # The trusted side (checks, engine) runs no code it loads, with two exceptions: the reference child
     # importing the master (engine/reference.py), and the warm worker importing, by name, the modules
     # torch imports on its first compile (engine/zygote.py, names reported by a child that compiled the
-    # grader's own warm-up program). The submission's text reaches only the learner child
+    # grader's own warm-up program, or kept from such a child in a root-only folder). The submission's text reaches only the learner child
     # (sandbox/child.py), which compiles it.
     found = sorted(hit for name, path in modules().items() if layer(name) in ("checks", "engine") for hit in _loads_code(path))
     assert found == ["autograder/engine/reference.py:exec_module", "autograder/engine/reference.py:spec_from_file_location",

@@ -1,5 +1,7 @@
 """The warm worker (zygote.py) gives the same verdicts as a cold child and leaks nothing between gradings."""
 
+import pytest
+
 from autograder.engine.grader import grade
 from conftest import ROOT
 
@@ -179,3 +181,71 @@ def test_a_grading_that_ends_after_the_warm_up_child_leaves_it_to_the_zygote():
             os._exit(code)
     _, status = os.waitpid(sweeper, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+
+def _learning_children(pool) -> list[int]:
+    """The pids of the processes a started zygote has forked besides gradings (its warm-up child)."""
+    from autograder.classroom.batch import _descendants
+
+    return [pid for runner in pool._all for pid in _descendants(runner._process.pid)]
+
+
+def test_learned_module_names_are_read_back_only_as_a_list_of_module_names(monkeypatch, tmp_path):
+    from autograder.engine import kept
+    from autograder.sandbox import identity
+
+    monkeypatch.setattr(kept, "_learned_modules_path", lambda: str(tmp_path / "names"))
+    assert kept.learned_modules() is None  # nothing kept yet: the worker learns
+    kept.keep_learned_modules(["torch._functorch.aot_autograd", "networkx"])
+    assert kept.learned_modules() == ["torch._functorch.aot_autograd", "networkx"]
+    for bad in (b"not json", b'"torch"', b'["torch", "os; import antigravity"]', b'["torch", 3]', b"[]", b'[".torch"]'):
+        (tmp_path / "names").write_bytes(bad)
+        assert kept.learned_modules() is None, bad  # learned again, never imported
+    (tmp_path / "names").unlink()
+    (tmp_path / "names").symlink_to(tmp_path / "elsewhere")
+    (tmp_path / "elsewhere").write_bytes(b'["networkx"]')
+    assert kept.learned_modules() is None  # never read through a link
+    monkeypatch.undo()
+    monkeypatch.setattr(identity, "some_grading_keeps_root", lambda: "the grader is not root")
+    assert kept._learned_modules_path() is None  # kept only where a submission can neither read nor plant it
+
+
+def test_a_worker_started_after_one_that_learned_imports_the_names_and_learns_nothing(monkeypatch):
+    """The names a zygote learned are kept (engine.kept.learned_modules): the next zygote imports
+    them before it is ready and forks no warm-up child, so its first gradings neither import them
+    each nor share the CPU with one."""
+    import os
+    import time
+
+    from autograder.engine import kept, zygote
+
+    path = kept._learned_modules_path()
+    if path is None:
+        pytest.skip("this machine keeps nothing (the grader is not root, or some grading keeps root)")
+    monkeypatch.setenv("AUTOGRADER_PREIMPORT", "background")
+    if os.path.exists(path):
+        os.unlink(path)
+    first = zygote.WarmPool(1)
+    try:
+        first.start()
+        assert _learning_children(first), "a zygote with nothing kept learns in a child of its own"
+        solution = ROOT / "solutions/01_dynamo_core/breaks_checkpoint.py"
+        deadline = time.monotonic() + 180
+        while kept.learned_modules() is None and time.monotonic() < deadline:
+            first.run({"master": str(solution), "seed": 1, "seed_given": False, "costly": False,  # idle turns let it finish
+                       "source": solution.read_text(), "filename": str(solution), "audit": True}, 60)
+            time.sleep(1)
+        names = kept.learned_modules()
+        assert names and any(name.startswith("torch._functorch") for name in names)
+    finally:
+        first.close()
+    second = zygote.WarmPool(1)
+    previous = zygote.install(second)
+    try:
+        second.start()
+        assert not _learning_children(second)
+        assert grade("breaks_checkpoint", ROOT / "solutions/01_dynamo_core/breaks_checkpoint.py", seed=3, warm=True).passed
+    finally:
+        zygote.install(previous)
+        second.close()

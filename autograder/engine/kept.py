@@ -29,6 +29,12 @@ child's memory never holds a byte of it, opens the file then, and reads it only 
 child has been forked (the learner child closes every inherited descriptor before any learner code
 runs). Same folder rules as the truths. A reference run that wrote files for the learner (a schedule
 that writes the inputs the learner's code reads) is not kept: those files would be missing.
+
+**Learned modules** (``learned_modules``). The names of the modules torch imports on its first
+compile, which a warm worker learns from a throwaway child (``engine/zygote.py``), are kept under
+the same key parts (the course's code, torch's and Python's versions, the device) and the same
+folder rules: a worker started later imports them before it says it is ready, without learning them
+again. Each name must look like a module name; the worker only ever imports them.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -46,6 +53,9 @@ MAX_VALUE_BYTES = 1 << 20
 MAX_ENTRIES = 20_000
 MAX_REFERENCE_BYTES = 16 << 20
 MAX_REFERENCES = 2_000  # beyond it, the oldest quarter goes
+MODULES_FOLDER_NAME = "autograder-modules"
+MAX_MODULE_NAMES = 20_000
+_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")
 _PACKAGE = Path(__file__).resolve().parent.parent
 
 
@@ -214,3 +224,44 @@ def wrote_for_the_learner(scratch: str) -> bool:
     except OSError:
         return True
 
+
+
+def _learned_modules_path() -> str | None:
+    """Where this machine keeps the learned module names for this course code and torch, or None
+    when nothing may be kept (the rules of the truths: every grading drops root, a root-only folder)."""
+    from autograder.sandbox import identity
+
+    if not _switched_on() or identity.some_grading_keeps_root() is not None:
+        return None
+    folder = identity.root_only_folder(MODULES_FOLDER_NAME)
+    if folder is None:
+        return None
+    return os.path.join(folder, hashlib.sha256("\0".join(["modules", *_environment()]).encode()).hexdigest())
+
+
+def learned_modules() -> list[str] | None:
+    """The module names a warm worker learned before under the same key, or None (none kept, or
+    what is there is not a list of module names)."""
+    path = _learned_modules_path()
+    if path is None:
+        return None
+    try:
+        with open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as handle:
+            names = json.loads(handle.read(MAX_VALUE_BYTES + 1))
+    except (OSError, ValueError):
+        return None
+    if (not isinstance(names, list) or not names or len(names) > MAX_MODULE_NAMES
+            or not all(isinstance(name, str) and _MODULE_NAME.match(name) for name in names)):
+        return None
+    return names
+
+
+def keep_learned_modules(names: list[str]) -> None:
+    """Keep the names a warm worker learned and imported, for the workers started after it."""
+    path = _learned_modules_path()
+    if path is None or not names:
+        return
+    try:
+        _write_whole(path, json.dumps(list(names)).encode())
+    except (OSError, TypeError, ValueError):
+        pass  # not kept: the next worker learns them again

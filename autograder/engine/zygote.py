@@ -157,7 +157,9 @@ def serve(parent: int | None = None) -> None:
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)  # a grading child gets its own output pipe; nothing else may reach the grader
     mode = os.environ.get(LEARN_SWITCH, "background")
-    learner = _ModuleLearner((control.fd, control_out)) if mode != "0" else None
+    learner = None
+    if mode != "0" and not _import_learned_modules():
+        learner = _ModuleLearner((control.fd, control_out), keep=True)
     if learner is not None and mode == "first":
         learner.wait_for_report()  # with nothing else to watch, it returns once the report is in (or too late)
         learner = None
@@ -190,6 +192,35 @@ def serve(parent: int | None = None) -> None:
         _write_line(control_out, json.dumps(reply))
 
 
+def _import_names(names: list) -> list[str]:
+    """Import each module name (never ``__main__``; one that only imports mid-compile is left to the
+    grading that needs it): the names imported."""
+    import importlib
+
+    imported = []
+    for name in names:
+        if not isinstance(name, str) or name == "__main__":
+            continue
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001
+            continue
+        imported.append(name)
+    return imported
+
+
+def _import_learned_modules() -> bool:
+    """Import the module names an earlier worker learned (``engine.kept.learned_modules``), if this
+    machine keeps them for this course code and torch: True when it did, and nothing is left to learn."""
+    from autograder.engine.kept import learned_modules
+
+    names = learned_modules()
+    if names is None:
+        return False
+    _import_names(names)
+    return True
+
+
 class _ModuleLearner:
     """Learns which modules torch imports lazily on its first compile (about 600 here, 0.4 s of
     every grading), so that the zygote imports them once. Which ones depends on the torch version,
@@ -197,11 +228,15 @@ class _ModuleLearner:
     (``probe.warm_up_compiler``, never a submission) and reports the new names in the order they
     came; the zygote then imports those names and nothing else. No compiled state comes along:
     only modules. The child runs beside the first gradings, so the zygote is ready as soon as
-    torch is imported; the zygote imports the names between two gradings."""
+    torch is imported; the zygote imports the names between two gradings. The names are kept where
+    the machine keeps reference runs (``engine.kept.learned_modules``): a worker started later
+    imports them before it says it is ready, and learns nothing (its first gradings no longer
+    import them each, nor share the CPU with a learning child)."""
 
     LIMIT_S = 120.0
 
-    def __init__(self, private=()):
+    def __init__(self, private=(), keep: bool = False):
+        self.keep = keep  # a zygote's learner: what it learned is kept for the workers started after it
         self.deadline = time.monotonic() + self.LIMIT_S
         self.read_fd, write_fd = os.pipe()
         self.data, self.imported = b"", []
@@ -258,8 +293,6 @@ class _ModuleLearner:
 
     def finish(self) -> list[str]:
         """Stop the child and import what it reported; returns the names imported."""
-        import importlib
-
         os.close(self.read_fd)
         try:
             os.kill(self.pid, signal.SIGKILL)
@@ -273,14 +306,11 @@ class _ModuleLearner:
             names = json.loads(self.data) if self.data else []
         except ValueError:
             names = []
-        for name in names if isinstance(names, list) else []:
-            if not isinstance(name, str) or name == "__main__":
-                continue
-            try:
-                importlib.import_module(name)
-            except Exception:  # noqa: BLE001 - a module that only imports mid-compile: the grading imports it then
-                continue
-            self.imported.append(name)
+        self.imported = _import_names(names if isinstance(names, list) else [])
+        if self.keep:
+            from autograder.engine.kept import keep_learned_modules
+
+            keep_learned_modules(self.imported)  # the next worker imports them at once (_import_learned_modules)
         return self.imported
 
 
