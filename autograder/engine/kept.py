@@ -39,6 +39,7 @@ again. Each name must look like a module name; the worker only ever imports them
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -63,7 +64,11 @@ def _switched_on() -> bool:
     return os.environ.get(SWITCH, "1") != "0"
 
 
+@functools.lru_cache(maxsize=1)
 def _course_code_digest() -> str:
+    """The course's own code, by each file's name, size and time of change: read once per process (a
+    warm worker computes it before it forks any grading), as the code a process runs is the code it
+    imported when it started."""
     digest = hashlib.sha256()
     for path in sorted(_PACKAGE.rglob("*.py")):
         info = path.stat()

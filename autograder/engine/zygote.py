@@ -135,9 +135,13 @@ def serve(parent: int | None = None) -> None:
     import autograder.sandbox.integrity  # noqa: F401
     import autograder.sandbox.kinds.all  # noqa: F401
     import autograder.sandbox.probe  # noqa: F401
+    import autograder.sandbox.timing  # noqa: F401 - what every judge would import for itself
+    import torch.utils.serialization  # noqa: F401 - first used by the judge's first torch.load
     from autograder.checks.all import load_all
+    from autograder.engine import kept
 
     load_all()
+    kept._course_code_digest()  # once here, for every grading forked from here
     processes.become_subreaper()
     from autograder.sandbox import identity, kernel_headers, python_headers
 
