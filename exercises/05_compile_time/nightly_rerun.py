@@ -7,7 +7,10 @@ Every night a scheduler starts the job in a new process, on a machine whose comp
 persists from one night to the next. The job compiles `score` and calls it on a batch of
 candidates for each of several sampling temperatures, Python floats that the scheduler passes and
 you cannot change. In every run, the second temperature compiles `score` again; the grader runs
-the job several times, each time as a new process would, and counts what each run compiles.
+the job several times, each time as a new process would, and counts what each run compiles. It
+imports your file into a process that has imported torch already, so an environment variable that
+torch reads when it is imported (`TORCH_LOGS`, say) comes too late when your file sets it: use the
+setting it stands for, in code.
 
 What the grader checks:
 - Every later run of the job, started as a new process with the compile-cache folder the runs before it left, compiles `score` once: no recompile when the temperature changes.
