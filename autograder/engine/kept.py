@@ -230,7 +230,6 @@ def wrote_for_the_learner(scratch: str) -> bool:
         return True
 
 
-
 def _learned_modules_path() -> str | None:
     """Where this machine keeps the learned module names for this course code and torch, or None
     when nothing may be kept (the rules of the truths: every grading drops root, a root-only folder)."""
