@@ -96,8 +96,9 @@ def main() -> None:
     parser.add_argument("--forget-modules", action="store_true",
                         help="remove the kept module names first: the workers learn them beside the first gradings")
     args = parser.parse_args()
-    if args.forget_modules and kept._learned_modules_path():
-        Path(kept._learned_modules_path()).unlink(missing_ok=True)
+    kept_names = kept._learned_modules_path()
+    if args.forget_modules and kept_names:
+        Path(kept_names).unlink(missing_ok=True)
     exercises = discover()
     if args.exercises_from:
         wanted = [line.split("#")[0].strip() for line in args.exercises_from.read_text().splitlines()]

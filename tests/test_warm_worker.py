@@ -183,7 +183,6 @@ def test_a_grading_that_ends_after_the_warm_up_child_leaves_it_to_the_zygote():
     assert os.waitstatus_to_exitcode(status) == 0
 
 
-
 def _learning_children(pool) -> list[int]:
     """The pids of the processes a started zygote has forked besides gradings (its warm-up child)."""
     from autograder.classroom.batch import _descendants

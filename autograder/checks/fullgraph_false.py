@@ -111,8 +111,8 @@ def check_breaks_allowed(spec, ev: Evidence) -> CheckResult:
         return CheckResult.outcome(spec, False, f"The break \"{missing[0]}\" is gone, and this task keeps it: it is in code the task says "
                                    f"you may not change, so tolerate it instead of removing it. {_lesson(spec, ev.exercise)}")
     callee = spec.params.get("callee")
-    disabled = [(event, match[1]) for event in events if callee
-                for match in [_DISABLED_CALL.search(str(event.get("reason", "")))] if match]
+    disabled = [(event, match[1]) for event in events
+                if callee and (match := _DISABLED_CALL.search(str(event.get("reason", ""))))]
     elsewhere = [(event, name) for event, name in disabled if name.split(".")[-1] != callee]
     if elsewhere:
         event, other = elsewhere[0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import inspect
 import os
 import sys
 
@@ -40,12 +41,12 @@ def _config_now(config_keys) -> dict:
 
 
 def can_count_guards() -> bool:
-    """Whether ``guards_offered`` knows how this torch builds guards."""
+    """Whether ``guards_offered`` knows how this torch builds guards (the arguments it reads)."""
     try:
         from torch._dynamo.guards import CheckFunctionManager
     except ImportError:
         return False
-    return "guard_filter_fn" in CheckFunctionManager.__init__.__code__.co_varnames
+    return {"output_graph", "guard_filter_fn"} <= set(inspect.signature(CheckFunctionManager.__init__).parameters)
 
 
 @contextlib.contextmanager
@@ -60,19 +61,21 @@ def guards_offered(backend, configs: list):
     from torch._dynamo.guards import CheckFunctionManager
 
     original = CheckFunctionManager.__init__
+    signature = inspect.signature(original)
     seen: list = []
 
-    def counting(self, f_code, output_graph, *args, **kwargs):
+    def counting(*args, **kwargs):
         try:
-            given_filter = kwargs["guard_filter_fn"] if "guard_filter_fn" in kwargs else (args[2] if len(args) > 2 else None)
+            given = signature.bind(*args, **kwargs).arguments
+            output_graph = given["output_graph"]
             wrapper = getattr(getattr(output_graph, "compiler_fn", None), "_torchdynamo_orig_backend", None)
-            if given_filter is None and getattr(wrapper, "compiler_fn", None) is backend:
+            if given.get("guard_filter_fn") is None and getattr(wrapper, "compiler_fn", None) is backend:
                 configs.append(_config_now(None))
                 offered = len(output_graph.guards or ())
                 seen.append((offered, offered))
         except Exception:  # noqa: BLE001 - counting must never change what Dynamo does
             pass
-        return original(self, f_code, output_graph, *args, **kwargs)
+        return original(*args, **kwargs)
 
     CheckFunctionManager.__init__ = counting
     try:
